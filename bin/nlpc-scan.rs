@@ -1,0 +1,82 @@
+//! nlpc-scan: seed the database, and extract links from verified documents.
+
+use std::io::BufRead;
+
+use nlpcrawl::cache::Cache;
+use nlpcrawl::daemon::{self, Daemon};
+use nlpcrawl::options::Parser;
+use nlpcrawl::scan::{self, Config, Filter};
+use nlpcrawl::store::{self, Store};
+use nlpcrawl::{info, log};
+
+const NAME: &str = "nlpc-scan";
+
+fn main() {
+    let mut p = Parser::new(NAME, "[url ... | -]");
+    p.opts()
+        .optmulti("", "filter-scheme", "allowed URL schemes (default \"http https\")", "list")
+        .optmulti("", "filter-auth", "allowed hosts, with their subdomains (default any)", "list")
+        .optflag("", "filter-ascend", "also enqueue the parent directories of new links")
+        .optflag("", "filter-ascend-scan", "enqueue the parent directories of scanned documents")
+        .optopt("", "max-url-length", "longest URL accepted (default 1024)", "n")
+        .optopt("", "max-path-depth", "most path segments accepted (default 16)", "n")
+        .optopt("", "max-repeat", "most times one path segment may recur (default 3)", "n");
+    let o = p.parse_env();
+    log::init(NAME, o.common.debug);
+    let d = Filter::default();
+    let mut auth = Vec::new();
+    for a in o.list("filter-auth", "") {
+        match scan::normalise_host(&a) {
+            Ok(h) => auth.push(h),
+            Err(e) => o.usage_error(format!("--filter-auth: {e}")).exit(),
+        }
+    }
+    let filter = Filter {
+        schemes: o
+            .list("filter-scheme", "http https")
+            .iter()
+            .map(|s| s.to_ascii_lowercase())
+            .collect(),
+        auth,
+        max_len: o.value("max-url-length", d.max_len).unwrap_or_else(|e| e.exit()),
+        max_depth: o.value("max-path-depth", d.max_depth).unwrap_or_else(|e| e.exit()),
+        max_repeat: o.value("max-repeat", d.max_repeat).unwrap_or_else(|e| e.exit()),
+    };
+    let cfg = Config {
+        filter,
+        ascend: o.matches.opt_present("filter-ascend"),
+        ascend_scan: o.matches.opt_present("filter-ascend-scan"),
+        ..Config::default()
+    };
+
+    if !o.free().is_empty() {
+        // Seeding mode: insert the operands (or stdin's lines) and exit.
+        let store = Store::open(&o.common.db, store::Options::default())
+            .unwrap_or_else(|e| daemon::fail(NAME, e));
+        let urls: Vec<(usize, String)> = if o.free() == ["-"] {
+            let stdin = std::io::stdin();
+            let mut v = Vec::new();
+            for (i, line) in stdin.lock().lines().enumerate() {
+                match line {
+                    Ok(l) => v.push((i + 1, l)),
+                    Err(e) => daemon::fail(NAME, format!("standard input: line {}: {e}", i + 1)),
+                }
+            }
+            v
+        } else {
+            o.free().iter().cloned().enumerate().map(|(i, u)| (i + 1, u)).collect()
+        };
+        let rep = scan::seed(&store, &cfg.filter, urls).unwrap_or_else(|e| daemon::fail(NAME, e));
+        info!(
+            "seeded {} new, {} known, {} bad",
+            rep.added, rep.known, rep.bad
+        );
+        std::process::exit(if rep.bad > 0 { 2 } else { 0 });
+    }
+
+    let cache = Cache::new(&o.common.cache);
+    let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));
+    if let Err(e) = d.run(|d| scan::step(d, &cfg, &cache)) {
+        daemon::fail(NAME, e);
+    }
+}

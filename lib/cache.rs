@@ -1,0 +1,144 @@
+//! The file cache: the current body of every fetched record, one file per
+//! record named by its key, under a two-hex-digit fan-out directory.
+//!
+//! A body is written to a temporary name and renamed into place, so a crash
+//! never leaves a half-written file under a record's name.
+
+use std::fs;
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::store::Key;
+
+/// Prefix of temporary files; a leftover one is from a killed writer.
+const TEMP_PREFIX: &str = ".tmp.";
+
+/// A directory of bodies named by record key.
+#[derive(Clone, Debug)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+impl Cache {
+    /// The cache rooted at `dir` (created on first write).
+    pub fn new(dir: impl Into<PathBuf>) -> Cache {
+        Cache { dir: dir.into() }
+    }
+
+    /// The root directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the body of `key` lives.
+    pub fn path(&self, key: &Key) -> PathBuf {
+        let hex = key.hex();
+        self.dir.join(&hex[..2]).join(hex)
+    }
+
+    /// The stored body of `key`, or None when there is none.
+    pub fn read(&self, key: &Key) -> Result<Option<Vec<u8>>> {
+        let p = self.path(key);
+        match fs::read(&p) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io(p, "cannot read cached body", e)),
+        }
+    }
+
+    /// Stores `body` as the body of `key`, atomically replacing any old one.
+    pub fn write(&self, key: &Key, body: &[u8]) -> Result<()> {
+        let p = self.path(key);
+        write_atomic(&p, body)
+    }
+
+    /// Removes the body of `key`; absent is fine.
+    pub fn remove(&self, key: &Key) -> Result<()> {
+        let p = self.path(key);
+        match fs::remove_file(&p) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::io(p, "cannot remove cached body", e)),
+        }
+    }
+
+    /// Removes temporary files that killed writers left behind; returns how
+    /// many. Files of writers still running are left alone.
+    pub fn clean_temporaries(&self) -> Result<usize> {
+        clean_temporaries(&self.dir)
+    }
+}
+
+/// Writes `body` to `path` through a temporary file in the same directory
+/// and a rename, creating the directory as needed.
+pub fn write_atomic(path: &Path, body: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create directory", e))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("body");
+    let tmp = dir.join(format!("{TEMP_PREFIX}{name}.{}", std::process::id()));
+    let res = fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(body))
+        .and_then(|()| fs::rename(&tmp, path));
+    if let Err(e) = res {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io(path, "cannot store file", e));
+    }
+    Ok(())
+}
+
+/// True when the temporary file `name` belongs to a process that is gone.
+fn orphaned(name: &str) -> bool {
+    let Some(pid) = name.rsplit('.').next().and_then(|p| p.parse::<i32>().ok()) else {
+        return true;
+    };
+    matches!(
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+        Err(nix::errno::Errno::ESRCH)
+    )
+}
+
+/// Removes orphaned temporary files under `dir`, one level of fan-out deep.
+pub fn clean_temporaries(dir: &Path) -> Result<usize> {
+    let mut n = 0;
+    let top = match fs::read_dir(dir) {
+        Ok(t) => t,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(Error::io(dir, "cannot read directory", e)),
+    };
+    for sub in top.flatten() {
+        let p = sub.path();
+        if !p.is_dir() {
+            continue;
+        }
+        let entries = fs::read_dir(&p).map_err(|e| Error::io(&p, "cannot read directory", e))?;
+        for f in entries.flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if name.starts_with(TEMP_PREFIX) && orphaned(&name) {
+                let fp = f.path();
+                fs::remove_file(&fp).map_err(|e| Error::io(&fp, "cannot remove", e))?;
+                n += 1;
+            }
+        }
+    }
+    Ok(n)
+}
+
+/// Lists temporary files left under `dir` (for tests and checks).
+pub fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(top) = fs::read_dir(dir) else {
+        return out;
+    };
+    for sub in top.flatten() {
+        let Ok(entries) = fs::read_dir(sub.path()) else {
+            continue;
+        };
+        for f in entries.flatten() {
+            if f.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+                out.push(f.path());
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,186 @@
+//! Wall-clock time: the crawl's notion of "now", ISO 8601 and HTTP dates,
+//! and durations with units as users type them.
+//!
+//! Tests travel in time by setting `NLPCRAWL_TIME_OFFSET` (seconds, may be
+//! negative) in a daemon's environment; it shifts every timestamp the crawl
+//! records and compares, and nothing else (leases and politeness use real
+//! time).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The environment variable that shifts the crawl's clock, for tests.
+pub const OFFSET_VAR: &str = "NLPCRAWL_TIME_OFFSET";
+
+/// Real Unix time in seconds.
+pub fn real_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// The crawl's Unix time in seconds: real time plus the test offset.
+pub fn now() -> u64 {
+    let offset = std::env::var(OFFSET_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .unwrap_or(0);
+    (real_now() as i64).saturating_add(offset).max(0) as u64
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let m = m as i64;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Unix seconds as `2026-11-21T23:31:44Z`; "-" for 0 (unknown).
+pub fn iso8601(t: u64) -> String {
+    if t == 0 {
+        return "-".into();
+    }
+    let (y, mo, d) = civil_from_days((t / 86_400) as i64);
+    let s = t % 86_400;
+    format!(
+        "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+
+/// Unix seconds as an HTTP date (RFC 9110 IMF-fixdate).
+pub fn http_date(t: u64) -> String {
+    let days = (t / 86_400) as i64;
+    let (y, mo, d) = civil_from_days(days);
+    let s = t % 86_400;
+    format!(
+        "{}, {d:02} {} {y:04} {:02}:{:02}:{:02} GMT",
+        WEEKDAYS[(days % 7) as usize],
+        MONTHS[(mo - 1) as usize],
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// Parses an HTTP date in any of the three forms RFC 9110 says to accept.
+pub fn parse_http_date(s: &str) -> Option<u64> {
+    let words: Vec<&str> = s
+        .split(|c: char| c == ' ' || c == ',' || c == '-')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let month = |w: &str| MONTHS.iter().position(|m| m.eq_ignore_ascii_case(w));
+    let (day, mon, year, time) = match words.as_slice() {
+        // IMF-fixdate and RFC 850: Sun, 06 Nov 1994 08:49:37 GMT / Sunday, 06-Nov-94 08:49:37 GMT
+        [_, d, m, y, t, ..] if month(m).is_some() => (*d, *m, *y, *t),
+        // asctime: Sun Nov  6 08:49:37 1994
+        [_, m, d, t, y] => (*d, *m, *y, *t),
+        _ => return None,
+    };
+    let day: u32 = day.parse().ok()?;
+    let mon = month(mon)? as u32 + 1;
+    let mut year: i64 = year.parse().ok()?;
+    if year < 100 {
+        year += if year < 70 { 2000 } else { 1900 };
+    }
+    let hms: Vec<u64> = time
+        .split(':')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    let [h, mi, se] = hms.as_slice() else {
+        return None;
+    };
+    if day == 0 || day > 31 || *h > 23 || *mi > 59 || *se > 60 || year < 1970 {
+        return None;
+    }
+    let days = days_from_civil(year, mon, day);
+    Some(days as u64 * 86_400 + h * 3600 + mi * 60 + se)
+}
+
+/// Parses a duration: a number with an optional unit, `s` (the default),
+/// `m`, `h`, `d` or `w`; fractions are allowed (`0.5s`).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (try 90s, 12h or 10d)"))?;
+    let mult = match unit {
+        "" | "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        "w" => 604_800.0,
+        _ => return Err(format!("{s:?}: unknown unit {unit:?} (use s, m, h, d or w)")),
+    };
+    let secs = n * mult;
+    if !secs.is_finite() || secs > 1e12 {
+        return Err(format!("{s:?} is too long"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_and_http_dates() {
+        assert_eq!(iso8601(0), "-");
+        assert_eq!(iso8601(784_111_777), "1994-11-06T08:49:37Z");
+        assert_eq!(http_date(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT");
+        assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn http_dates_in_three_forms() {
+        for s in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+        ] {
+            assert_eq!(parse_http_date(s), Some(784_111_777), "{s}");
+        }
+        assert_eq!(parse_http_date("yesterday"), None);
+        assert_eq!(parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT"), None);
+    }
+
+    #[test]
+    fn durations_with_units() {
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("12h").unwrap(), Duration::from_secs(43_200));
+        assert_eq!(parse_duration("10d").unwrap(), Duration::from_secs(864_000));
+        assert_eq!(parse_duration("0.5s").unwrap(), Duration::from_millis(500));
+        assert!(parse_duration("ten").is_err());
+        assert!(parse_duration("5y").is_err());
+        assert!(parse_duration("").is_err());
+    }
+}

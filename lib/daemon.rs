@@ -1,0 +1,185 @@
+//! What every daemon does the same way: open the store, take stop signals
+//! only between transactions, reclaim the leases of dead daemons, and loop
+//! over its input until told to stop (or, with `--once`, until it is empty).
+
+use std::fs;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use nix::sys::signal::{SigSet, Signal};
+
+use crate::clock;
+use crate::error::Result;
+use crate::info;
+use crate::options::Common;
+use crate::record::Lease;
+use crate::store::{self, Store};
+
+/// A lease older than this is reclaimed even if its owner still runs: no
+/// daemon holds a record that long on purpose.
+pub const LEASE_TIMEOUT: u64 = 3600;
+
+/// Stop signals, blocked so they arrive only where the daemon asks for them.
+pub struct Signals {
+    set: SigSet,
+    stopped: std::cell::Cell<bool>,
+}
+
+impl Signals {
+    /// Blocks SIGINT and SIGTERM in this thread and every thread it starts
+    /// later; call before starting threads.
+    pub fn block() -> Signals {
+        let mut set = SigSet::empty();
+        set.add(Signal::SIGINT);
+        set.add(Signal::SIGTERM);
+        // Cannot fail with a valid set and a valid `how`.
+        let _ = set.thread_block();
+        Signals {
+            set,
+            stopped: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Waits up to `d` for a stop signal; true once one has arrived.
+    pub fn wait(&self, d: Duration) -> bool {
+        if self.stopped.get() {
+            return true;
+        }
+        let ts = libc::timespec {
+            tv_sec: d.as_secs().min(i64::MAX as u64) as libc::time_t,
+            tv_nsec: d.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: the set and timespec are valid for the call; a null
+        // siginfo pointer is allowed.
+        let r = unsafe { libc::sigtimedwait(self.set.as_ref(), std::ptr::null_mut(), &ts) };
+        if r > 0 {
+            info!(
+                "{} received, stopping",
+                Signal::try_from(r).map(|s| s.as_str()).unwrap_or("signal")
+            );
+            self.stopped.set(true);
+        }
+        self.stopped.get()
+    }
+
+    /// True once a stop signal has arrived; does not wait.
+    pub fn stopping(&self) -> bool {
+        self.wait(Duration::ZERO)
+    }
+}
+
+/// Unix time at which this machine booted, from /proc/stat.
+fn boot_time() -> Option<u64> {
+    static BOOT: OnceLock<Option<u64>> = OnceLock::new();
+    *BOOT.get_or_init(|| {
+        let s = fs::read_to_string("/proc/stat").ok()?;
+        s.lines()
+            .find_map(|l| l.strip_prefix("btime "))
+            .and_then(|v| v.trim().parse().ok())
+    })
+}
+
+/// Unix time at which process `pid` started, from /proc/PID/stat.
+fn process_start(pid: u32) -> Option<u64> {
+    let s = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields start after
+    // the last ')'. starttime is field 22, the 20th after the name.
+    let rest = &s[s.rfind(')')? + 2..];
+    let ticks: u64 = rest.split(' ').nth(19)?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = if hz > 0 { hz as u64 } else { 100 };
+    Some(boot_time()? + ticks / hz)
+}
+
+/// True while the process that took `lease` still runs: the pid exists and
+/// started no later than the lease (a reused pid started after it), and the
+/// lease is younger than [`LEASE_TIMEOUT`].
+pub fn lease_owner_alive(lease: Lease) -> bool {
+    let now = clock::real_now();
+    if now > lease.time + LEASE_TIMEOUT {
+        return false;
+    }
+    if fs::metadata("/proc/self/stat").is_ok() {
+        return match process_start(lease.pid) {
+            Some(start) => start <= lease.time + 1,
+            None => false,
+        };
+    }
+    let pid = nix::unistd::Pid::from_raw(lease.pid as i32);
+    !matches!(
+        nix::sys::signal::kill(pid, None),
+        Err(nix::errno::Errno::ESRCH)
+    )
+}
+
+/// A running daemon: its name, options, store and signals.
+pub struct Daemon {
+    pub name: &'static str,
+    pub common: Common,
+    pub store: Store,
+    pub signals: Signals,
+}
+
+impl Daemon {
+    /// Blocks stop signals, opens the store and reclaims dead leases.
+    pub fn start(name: &'static str, common: Common) -> Result<Daemon> {
+        let signals = Signals::block();
+        let store = Store::open(&common.db, store::Options::default())?;
+        let d = Daemon {
+            name,
+            common,
+            store,
+            signals,
+        };
+        d.reclaim()?;
+        Ok(d)
+    }
+
+    /// A fresh lease for records this process takes now.
+    pub fn lease(&self) -> Lease {
+        Lease {
+            pid: std::process::id(),
+            time: clock::real_now(),
+        }
+    }
+
+    /// Returns the records of dead daemons to their input states.
+    pub fn reclaim(&self) -> Result<usize> {
+        let mut w = self.store.write()?;
+        let n = w.reclaim(lease_owner_alive)?;
+        w.commit()?;
+        if n > 0 {
+            info!("reclaimed {n} records from dead leases");
+        }
+        Ok(n)
+    }
+
+    /// Runs `step` until a stop signal; `step` returns how many records it
+    /// moved, and 0 means the input is empty: then the daemon exits with
+    /// `--once`, or waits `--use-interval` and looks again.
+    pub fn run(&self, mut step: impl FnMut(&Daemon) -> Result<usize>) -> Result<()> {
+        info!("started, database {}", self.common.db.display());
+        loop {
+            if self.signals.stopping() {
+                break;
+            }
+            let n = step(self)?;
+            if n > 0 {
+                continue;
+            }
+            if self.common.once || self.signals.wait(self.common.interval) {
+                break;
+            }
+            self.reclaim()?;
+        }
+        info!("stopped");
+        Ok(())
+    }
+}
+
+/// Prints a fatal error as one line and exits non-zero.
+pub fn fail(name: &str, e: impl std::fmt::Display) -> ! {
+    eprintln!("{name}: {e}");
+    std::process::exit(1)
+}

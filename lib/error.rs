@@ -1,0 +1,71 @@
+//! The library's one error type: every failure names the thing and the reason,
+//! so a daemon can print it as a single line and exit.
+
+use std::io;
+use std::path::PathBuf;
+
+/// What went wrong, with enough context to act on.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An LMDB call failed.
+    #[error("database {path}: {what}: {source}")]
+    Db {
+        path: PathBuf,
+        what: &'static str,
+        source: crate::store::DbError,
+    },
+    /// The database was written by another format version.
+    #[error("database {path}: format version {found}, this nlpcrawl reads version {expected}; use a matching nlpcrawl or start a new database")]
+    Version {
+        path: PathBuf,
+        found: u32,
+        expected: u32,
+    },
+    /// Opening read-only found no database.
+    #[error("database {0}: no nlpcrawl database here (seed one with nlpc-scan)")]
+    NoDatabase(PathBuf),
+    /// A record could not be decoded.
+    #[error("database {path}: corrupt record {key}: {why}")]
+    Corrupt {
+        path: PathBuf,
+        key: String,
+        why: &'static str,
+    },
+    /// A file or directory operation failed.
+    #[error("{path}: {what}: {source}")]
+    Io {
+        path: PathBuf,
+        what: &'static str,
+        source: io::Error,
+    },
+    /// Bad command-line options or option values.
+    #[error("{0}")]
+    Usage(String),
+    /// Bad input that is not an option: a URL, a file's contents.
+    #[error("{0}")]
+    Input(String),
+}
+
+/// The library's result type.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns and what was being done.
+    pub fn io(path: impl Into<PathBuf>, what: &'static str, source: io::Error) -> Error {
+        Error::Io {
+            path: path.into(),
+            what,
+            source,
+        }
+    }
+
+    /// True when the error means the disk (or the database map) is full,
+    /// which every daemon treats as fatal rather than as a bad page.
+    pub fn is_full(&self) -> bool {
+        match self {
+            Error::Db { source, .. } => source.is_full(),
+            Error::Io { source, .. } => source.raw_os_error() == Some(libc::ENOSPC),
+            _ => false,
+        }
+    }
+}

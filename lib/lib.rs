@@ -1,0 +1,20 @@
+//! nlpcrawl: a suite of small cooperating daemons that crawl the web for
+//! pages in one language, keep them fresh and archive every changed version.
+//!
+//! The executables in `bin/` parse options and call into this library, which
+//! holds all the logic, one module per concept.
+
+pub mod cache;
+pub mod clock;
+pub mod daemon;
+pub mod error;
+pub mod links;
+pub mod list;
+pub mod log;
+pub mod options;
+pub mod record;
+pub mod scan;
+pub mod store;
+pub mod url;
+
+pub use error::{Error, Result};

@@ -1,0 +1,231 @@
+//! nlpc-list: selecting records and printing them for people and programs.
+
+use std::io::Write;
+
+use crate::clock::iso8601;
+use crate::error::{Error, Result};
+use crate::record::{Record, State};
+use crate::scan::host_matches;
+use crate::store::{Key, Read};
+
+/// Which records to show. Every given selector must match.
+#[derive(Clone, Debug, Default)]
+pub struct Selector {
+    /// `-s`: any of these states; empty means every state.
+    pub states: Vec<State>,
+    /// `--auth`: the URL's host is one of these or a subdomain of one.
+    pub auth: Vec<String>,
+    /// A URL substring, or a glob when it holds `*` or `?`.
+    pub pattern: Option<String>,
+}
+
+/// Matches `text` against a glob of `*` (any run) and `?` (any character).
+pub fn glob_match(glob: &str, text: &str) -> bool {
+    let g: Vec<char> = glob.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut gi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if gi < g.len() && (g[gi] == '?' || g[gi] == t[ti]) {
+            gi += 1;
+            ti += 1;
+        } else if gi < g.len() && g[gi] == '*' {
+            star = Some((gi, ti));
+            gi += 1;
+        } else if let Some((sg, st)) = star {
+            gi = sg + 1;
+            ti = st + 1;
+            star = Some((sg, st + 1));
+        } else {
+            return false;
+        }
+    }
+    g[gi..].iter().all(|c| *c == '*')
+}
+
+impl Selector {
+    /// True when the record is selected.
+    pub fn matches(&self, r: &Record) -> bool {
+        if !self.states.is_empty() && !self.states.contains(&r.state) {
+            return false;
+        }
+        if !self.auth.is_empty() {
+            let host = r.host();
+            if !self.auth.iter().any(|a| host_matches(host, a)) {
+                return false;
+            }
+        }
+        match &self.pattern {
+            None => true,
+            Some(p) if p.contains(['*', '?']) => glob_match(p, &r.url),
+            Some(p) => r.url.contains(p.as_str()),
+        }
+    }
+
+    /// Walks the selected records in key order: through the state indexes
+    /// when states are given, else through every record.
+    pub fn walk(&self, rd: &Read<'_>, mut f: impl FnMut(Key, Record) -> Result<bool>) -> Result<()> {
+        let mut each = |k: Key, r: Record| {
+            if self.matches(&r) {
+                f(k, r)
+            } else {
+                Ok(true)
+            }
+        };
+        if self.states.is_empty() {
+            return rd.walk_all(&mut each);
+        }
+        let mut go = true;
+        for s in &self.states {
+            for leased in [false, true] {
+                if go {
+                    rd.walk_state(*s, leased, |k, r| {
+                        go = each(k, r)?;
+                        Ok(go)
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// True when nothing but states is selected, so counters answer counts.
+    pub fn states_only(&self) -> bool {
+        self.auth.is_empty() && self.pattern.is_none()
+    }
+}
+
+fn dash(s: &str) -> &str {
+    if s.is_empty() {
+        "-"
+    } else {
+        s
+    }
+}
+
+/// One tab-separated line: state, URL, address, HTTP status, language,
+/// size, created, fetched, modified, expires, reason.
+pub fn tsv_line(r: &Record) -> String {
+    let status = if r.status == 0 {
+        "-".to_string()
+    } else {
+        r.status.to_string()
+    };
+    format!(
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        r.state,
+        r.url,
+        dash(&r.addr),
+        status,
+        dash(&r.language),
+        r.size,
+        iso8601(r.created),
+        iso8601(r.fetched),
+        iso8601(r.modified),
+        iso8601(r.expires),
+        dash(&r.reason.replace(['\t', '\n'], " ")),
+    )
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// One JSON object (a line of JSON lines) with every field of the record.
+pub fn json_line(k: &Key, r: &Record) -> String {
+    let v = serde_json::json!({
+        "key": k.hex(),
+        "state": r.state.name(),
+        "url": r.url,
+        "leased": r.lease.is_some(),
+        "depth": r.depth,
+        "addr": r.addr,
+        "status": r.status,
+        "reason": r.reason,
+        "language": r.language,
+        "lang_confidence": r.lang_conf as f64 / 1000.0,
+        "dict_ratio": r.dict_ratio as f64 / 1000.0,
+        "charset": r.charset,
+        "content_type": r.content_type,
+        "size": r.size,
+        "hash": if r.hash == [0; 32] { String::new() } else { hex(&r.hash) },
+        "etag": r.etag,
+        "last_modified": r.last_modified,
+        "revivals": r.revivals,
+        "created": iso8601(r.created),
+        "changed": iso8601(r.changed),
+        "fetched": iso8601(r.fetched),
+        "modified": iso8601(r.modified),
+        "expires": iso8601(r.expires),
+    });
+    v.to_string()
+}
+
+/// Per-state counts of the selected records, every state listed.
+pub fn counts(rd: &Read<'_>, sel: &Selector) -> Result<Vec<(State, u64)>> {
+    let wanted = |s: &State| sel.states.is_empty() || sel.states.contains(s);
+    if sel.states_only() {
+        let mut out = Vec::new();
+        for s in State::ALL.iter().filter(|s| wanted(s)) {
+            out.push((*s, rd.count(*s, false)? + rd.count(*s, true)?));
+        }
+        return Ok(out);
+    }
+    let mut n = [0u64; 256];
+    sel.walk(rd, |_, r| {
+        n[r.state as usize] += 1;
+        Ok(true)
+    })?;
+    Ok(State::ALL
+        .iter()
+        .filter(|s| wanted(s))
+        .map(|s| (*s, n[*s as usize]))
+        .collect())
+}
+
+/// Writes a line to standard output; a closed pipe (`| head`) ends the
+/// listing quietly by returning Ok(false).
+pub fn emit(out: &mut impl Write, line: &str) -> Result<bool> {
+    match writeln!(out, "{line}") {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(Error::io("standard output", "cannot write", e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("http://*.lv/*", "http://a.lv/x"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("a?c", "abc"));
+        assert!(!glob_match("a?c", "ac"));
+        assert!(glob_match("*a*b*", "xxaxxbxx"));
+        assert!(!glob_match("*a*b", "xxaxxbxxc"));
+    }
+
+    #[test]
+    fn selection() {
+        let mut r = Record::new("http://www.example.lv/a/b", 0);
+        r.state = State::Ready;
+        let sel = Selector {
+            states: vec![State::Ready],
+            auth: vec!["example.lv".into()],
+            pattern: Some("/a/".into()),
+        };
+        assert!(sel.matches(&r));
+        let other = Selector {
+            states: vec![State::New],
+            ..sel.clone()
+        };
+        assert!(!other.matches(&r));
+        let glob = Selector {
+            pattern: Some("*/b".into()),
+            ..Selector::default()
+        };
+        assert!(glob.matches(&r));
+    }
+}

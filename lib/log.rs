@@ -1,0 +1,53 @@
+//! One line per event on standard error, prefixed with the program name, as
+//! syslog and the systemd journal expect.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
+
+static NAME: OnceLock<&'static str> = OnceLock::new();
+static DEBUG: AtomicU8 = AtomicU8::new(0);
+
+/// Sets the program name and debug level (the number of `-d`).
+pub fn init(name: &'static str, debug: u8) {
+    let _ = NAME.set(name);
+    DEBUG.store(debug, Ordering::Relaxed);
+}
+
+/// Silences debug lines (the monitor owns the terminal then).
+pub fn set_debug(level: u8) {
+    DEBUG.store(level, Ordering::Relaxed);
+}
+
+/// True when lines at `level` of `-d` are wanted.
+pub fn debug_enabled(level: u8) -> bool {
+    DEBUG.load(Ordering::Relaxed) >= level
+}
+
+/// Writes one line. Newlines inside the message are flattened so one event
+/// stays one line.
+pub fn line(args: std::fmt::Arguments<'_>) {
+    let name = NAME.get().copied().unwrap_or("nlpcrawl");
+    let mut msg = args.to_string();
+    if msg.contains('\n') {
+        msg = msg.replace('\n', " ");
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{name}: {msg}");
+}
+
+/// Logs an event.
+#[macro_export]
+macro_rules! info {
+    ($($t:tt)*) => { $crate::log::line(format_args!($($t)*)) };
+}
+
+/// Logs an event only with `-d`.
+#[macro_export]
+macro_rules! debug {
+    ($($t:tt)*) => {
+        if $crate::log::debug_enabled(1) {
+            $crate::log::line(format_args!($($t)*))
+        }
+    };
+}

@@ -1,0 +1,342 @@
+//! nlpc-scan: seeding, and the VERIFIED → SCANNED step that turns a verified
+//! document's links into NEW records.
+
+use encoding_rs::{Encoding, UTF_8};
+
+use crate::cache::Cache;
+use crate::clock;
+use crate::daemon::Daemon;
+use crate::error::Result;
+use crate::links::{self, Links};
+use crate::record::{Flags, Record, State};
+use crate::store::{Inserted, Store};
+use crate::url::{self, Base};
+use crate::{debug, info};
+
+/// Which URLs may become records.
+#[derive(Clone, Debug)]
+pub struct Filter {
+    /// `--filter-scheme`: allowed schemes, lowercase.
+    pub schemes: Vec<String>,
+    /// `--filter-auth`: allowed hosts (each with its subdomains); empty
+    /// allows every host.
+    pub auth: Vec<String>,
+    /// `--max-url-length`.
+    pub max_len: usize,
+    /// `--max-path-depth`.
+    pub max_depth: usize,
+    /// `--max-repeat`: the most times one path segment may recur.
+    pub max_repeat: usize,
+}
+
+impl Default for Filter {
+    fn default() -> Filter {
+        Filter {
+            schemes: vec!["http".into(), "https".into()],
+            auth: Vec::new(),
+            max_len: 1024,
+            max_depth: 16,
+            max_repeat: 3,
+        }
+    }
+}
+
+/// Normalises a host pattern as URLs' hosts are normalised (lowercase, IDNA).
+pub fn normalise_host(pattern: &str) -> std::result::Result<String, String> {
+    let p = pattern.trim().trim_start_matches('.');
+    url::normalise(&format!("http://{p}/"))
+        .map(|u| url::host_of(&u).to_string())
+        .map_err(|e| format!("{pattern:?} is not a host name: {}", e.why))
+}
+
+/// True when `host` is `pattern` or one of its subdomains.
+pub fn host_matches(host: &str, pattern: &str) -> bool {
+    host == pattern
+        || (host.len() > pattern.len()
+            && host.ends_with(pattern)
+            && host.as_bytes()[host.len() - pattern.len() - 1] == b'.')
+}
+
+impl Filter {
+    /// Why a normalised URL may not become a record, or None when it may.
+    pub fn refuse(&self, u: &str) -> Option<&'static str> {
+        if u.len() > self.max_len {
+            return Some("URL too long");
+        }
+        let scheme = url::scheme_of(u);
+        if !self.schemes.iter().any(|s| s == scheme) {
+            return Some("scheme not allowed");
+        }
+        if !self.auth.is_empty() {
+            let host = url::host_of(u);
+            if !self.auth.iter().any(|p| host_matches(host, p)) {
+                return Some("host not allowed");
+            }
+        }
+        if url::path_depth(u) > self.max_depth {
+            return Some("path too deep");
+        }
+        if url::max_repeated_segment(u) > self.max_repeat {
+            return Some("path segment repeats");
+        }
+        None
+    }
+}
+
+/// How nlpc-scan works.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub filter: Filter,
+    /// `--filter-ascend`: also enqueue the parent directories of new links.
+    pub ascend: bool,
+    /// `--filter-ascend-scan`: enqueue the parent directories of scanned
+    /// (verified) documents only.
+    pub ascend_scan: bool,
+    /// Records taken per transaction.
+    pub batch: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            filter: Filter::default(),
+            ascend: false,
+            ascend_scan: false,
+            batch: 64,
+        }
+    }
+}
+
+/// How the seeding went.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SeedReport {
+    pub added: usize,
+    pub known: usize,
+    pub bad: usize,
+}
+
+/// Inserts seed URLs as NEW records; `(line, text)` pairs let errors name
+/// their line. Known URLs are left as they are; bad ones are reported on
+/// standard error and counted.
+pub fn seed(
+    store: &Store,
+    filter: &Filter,
+    urls: impl IntoIterator<Item = (usize, String)>,
+) -> Result<SeedReport> {
+    let mut rep = SeedReport::default();
+    let now = clock::now();
+    let mut w = store.write()?;
+    let mut in_txn = 0;
+    for (line, raw) in urls {
+        let raw = raw.trim();
+        if raw.is_empty() || raw.starts_with('#') {
+            continue;
+        }
+        let u = match url::normalise(raw) {
+            Ok(u) => url::strip_session_ids(&u),
+            Err(e) => {
+                info!("line {line}: {raw}: {}", e.why);
+                rep.bad += 1;
+                continue;
+            }
+        };
+        if let Some(why) = filter.refuse(&u) {
+            info!("line {line}: {raw}: {why}");
+            rep.bad += 1;
+            continue;
+        }
+        let mut rec = Record::new(&u, now);
+        rec.flags |= Flags::SEED;
+        match w.insert(&rec)? {
+            Inserted::New(_) => rep.added += 1,
+            Inserted::Known(..) => rep.known += 1,
+        }
+        in_txn += 1;
+        // Commit in slices so a huge seed list never holds the writer long.
+        if in_txn == 10_000 {
+            w.commit()?;
+            w = store.write()?;
+            in_txn = 0;
+        }
+    }
+    w.commit()?;
+    Ok(rep)
+}
+
+/// What one document yields.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Normalised URLs to insert, filtered, without duplicates.
+    pub urls: Vec<String>,
+    /// The document asked that its links not be followed.
+    pub nofollow: bool,
+    pub noindex: bool,
+}
+
+/// How the stored body of a record should be read for links.
+fn doc_kind(content_type: &str) -> Option<bool> {
+    let ct = content_type.to_ascii_lowercase();
+    let mime = ct.split(';').next().unwrap_or("").trim();
+    match mime {
+        "" | "text/html" | "application/xhtml+xml" => Some(false),
+        "text/xml" | "application/xml" => Some(true),
+        m if m.ends_with("+xml") => Some(true),
+        _ => None,
+    }
+}
+
+/// Extracts, resolves, normalises and filters the links of `rec`'s body.
+pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
+    let mut found = Found::default();
+    let enc: &'static Encoding = Encoding::for_label(rec.charset.as_bytes()).unwrap_or(UTF_8);
+    let l: Links = match doc_kind(&rec.content_type) {
+        Some(false) => links::extract_html(body, enc),
+        Some(true) => links::extract_xml(body, enc),
+        None => Links::default(),
+    };
+    found.noindex = l.noindex;
+    found.nofollow = l.nofollow || rec.flags & Flags::NOFOLLOW != 0;
+    let Ok(doc) = Base::parse(&rec.url) else {
+        return found;
+    };
+    let base = l
+        .base
+        .as_deref()
+        .and_then(|b| doc.join(b).ok())
+        .and_then(|b| Base::parse(&b).ok())
+        .unwrap_or(doc);
+    let mut seen = std::collections::HashSet::new();
+    let mut add = |u: String, found: &mut Found| {
+        if let Some(why) = cfg.filter.refuse(&u) {
+            debug!("{}: skip {u}: {why}", rec.url);
+        } else if u != rec.url && seen.insert(u.clone()) {
+            found.urls.push(u);
+        }
+    };
+    if !found.nofollow {
+        for r in &l.refs {
+            let lower = r.trim_start().get(..11).unwrap_or("").to_ascii_lowercase();
+            if lower.starts_with("javascript:")
+                || lower.starts_with("mailto:")
+                || lower.starts_with("data:")
+            {
+                continue;
+            }
+            let Ok(u) = base.join(r) else {
+                debug!("{}: bad link {r:?}", rec.url);
+                continue;
+            };
+            let u = url::strip_session_ids(&u);
+            if cfg.ascend && cfg.filter.refuse(&u).is_none() {
+                for p in url::parents(&u) {
+                    add(p, &mut found);
+                }
+            }
+            add(u, &mut found);
+        }
+    }
+    if cfg.ascend_scan {
+        for p in url::parents(&rec.url) {
+            add(p, &mut found);
+        }
+    }
+    found
+}
+
+/// One VERIFIED → SCANNED step over up to `cfg.batch` records; returns how
+/// many records were scanned.
+pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
+    let lease = d.lease();
+    let batch = {
+        let mut w = d.store.write()?;
+        let b = w.lease(State::Verified, cfg.batch, lease)?;
+        w.commit()?;
+        b
+    };
+    if batch.is_empty() {
+        return Ok(0);
+    }
+    // Reading and parsing happen outside the write transaction, so other
+    // daemons are not held up by it.
+    let mut results = Vec::with_capacity(batch.len());
+    for (key, rec) in &batch {
+        let found = match cache.read(key)? {
+            Some(body) => Some(links_of(rec, &body, cfg)),
+            None => None,
+        };
+        results.push(found);
+    }
+    let now = clock::now();
+    let mut w = d.store.write()?;
+    let mut scanned = 0;
+    for ((key, rec), found) in batch.iter().zip(results) {
+        let mut done = rec.clone();
+        done.state = State::Scanned;
+        done.changed = now;
+        let (mut new, mut known) = (0, 0);
+        match &found {
+            Some(f) => {
+                if f.nofollow {
+                    done.flags |= Flags::NOFOLLOW;
+                }
+            }
+            None => done.reason = "no stored body".into(),
+        }
+        if !w.finish(key, &done, lease)? {
+            debug!("{}: lease lost, skipped", rec.url);
+            continue;
+        }
+        for u in found.map(|f| f.urls).unwrap_or_default() {
+            let mut r = Record::new(&u, now);
+            r.depth = rec.depth.saturating_add(1);
+            match w.insert(&r)? {
+                Inserted::New(_) => new += 1,
+                Inserted::Known(..) => known += 1,
+            }
+        }
+        scanned += 1;
+        if done.reason.is_empty() {
+            info!("scanned {} ({new} new, {known} known)", rec.url);
+        } else {
+            info!("scanned {}: {}", rec.url, done.reason);
+        }
+    }
+    w.commit()?;
+    Ok(scanned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_patterns() {
+        assert!(host_matches("example.lv", "example.lv"));
+        assert!(host_matches("www.example.lv", "example.lv"));
+        assert!(host_matches("www.example.lv", "lv"));
+        assert!(!host_matches("badexample.lv", "example.lv"));
+        assert!(!host_matches("example.lt", "lv"));
+        assert_eq!(normalise_host("Ēka.LV").unwrap(), "xn--ka-vma.lv");
+        assert_eq!(normalise_host(".lv").unwrap(), "lv");
+    }
+
+    #[test]
+    fn filter_reasons() {
+        let f = Filter {
+            auth: vec!["example.lv".into()],
+            max_depth: 3,
+            max_repeat: 2,
+            max_len: 60,
+            ..Filter::default()
+        };
+        assert_eq!(f.refuse("http://example.lv/a"), None);
+        assert_eq!(f.refuse("ftp://example.lv/a"), Some("scheme not allowed"));
+        assert_eq!(f.refuse("http://example.lt/a"), Some("host not allowed"));
+        assert_eq!(f.refuse("http://example.lv/a/b/c/d"), Some("path too deep"));
+        assert_eq!(f.refuse("http://example.lv/a/a/a"), Some("path segment repeats"));
+        assert_eq!(
+            f.refuse("http://example.lv/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+            Some("URL too long")
+        );
+    }
+}

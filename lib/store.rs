@@ -1,0 +1,799 @@
+//! The store: one LMDB environment shared by every daemon.
+//!
+//! Every LMDB call in nlpcrawl lives in this module, so that a change of
+//! binding touches nothing else. The environment holds these databases:
+//!
+//! - `records`: record key (16-byte hash of the URL + 1 collision ordinal) →
+//!   encoded [`Record`];
+//! - `index`: index byte + record key → nothing. The index byte is the state,
+//!   with the high bit set while the record is leased; walking one index byte
+//!   walks exactly one daemon's input, in hash order;
+//! - `counters`: index byte → number of records under it, kept in the same
+//!   transaction as every state change, so counts are exact and cheap;
+//! - `meta`: the format version;
+//! - free-form tables ([`Table`]) that other modules encode themselves.
+
+use std::path::{Path, PathBuf};
+
+use lmdb::{Cursor, Transaction};
+
+use crate::error::{Error, Result};
+use crate::record::{Lease, Record, State, FORMAT_VERSION};
+
+/// Length of a record key: a 16-byte hash and a collision ordinal.
+pub const KEY_LEN: usize = 17;
+
+/// The high bit of an index byte marks a leased record.
+const LEASED: u8 = 0x80;
+
+/// Default map size: large and sparse; LMDB only uses what it writes.
+pub const DEFAULT_MAP_SIZE: usize = 1 << 40;
+
+/// The function that turns a normalised URL into the 16 bytes of its key.
+pub type Hasher = fn(&[u8]) -> [u8; 16];
+
+/// The key hash used by every daemon: the first 16 bytes of BLAKE3.
+pub fn url_hash(url: &[u8]) -> [u8; 16] {
+    let h = blake3::hash(url);
+    let mut out = [0; 16];
+    out.copy_from_slice(&h.as_bytes()[..16]);
+    out
+}
+
+/// An LMDB failure, kept opaque so no other module names the binding.
+#[derive(Debug)]
+pub struct DbError(lmdb::Error);
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            lmdb::Error::MapFull => f.write_str("database map is full (raise the map size)"),
+            lmdb::Error::Other(libc::ENOSPC) => f.write_str("no space left on device"),
+            e => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for DbError {}
+
+impl DbError {
+    /// True when the failure means no room is left.
+    pub fn is_full(&self) -> bool {
+        matches!(self.0, lmdb::Error::MapFull | lmdb::Error::Other(libc::ENOSPC))
+    }
+}
+
+/// A record's key: where it lives in `records` and in the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key(pub [u8; KEY_LEN]);
+
+impl Key {
+    /// Lowercase hex, the name of the record's files in the caches.
+    pub fn hex(&self) -> String {
+        let mut s = String::with_capacity(KEY_LEN * 2);
+        for b in self.0 {
+            s.push(char::from(b"0123456789abcdef"[(b >> 4) as usize]));
+            s.push(char::from(b"0123456789abcdef"[(b & 15) as usize]));
+        }
+        s
+    }
+
+    /// Parses [`Key::hex`] output.
+    pub fn from_hex(s: &str) -> Option<Key> {
+        let b = s.as_bytes();
+        if b.len() != KEY_LEN * 2 {
+            return None;
+        }
+        let mut k = [0; KEY_LEN];
+        for (i, out) in k.iter_mut().enumerate() {
+            let hi = (b[2 * i] as char).to_digit(16)?;
+            let lo = (b[2 * i + 1] as char).to_digit(16)?;
+            *out = (hi * 16 + lo) as u8;
+        }
+        Some(Key(k))
+    }
+
+    fn from_slice(b: &[u8]) -> Option<Key> {
+        b.try_into().ok().map(Key)
+    }
+}
+
+/// Tables whose values other modules encode: per-host data, per-address data,
+/// the robots.txt cache, archive history. Keys and values are bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    Hosts,
+    Addrs,
+    Robots,
+    History,
+}
+
+/// How to open the store.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub read_only: bool,
+    pub map_size: usize,
+    /// Only tests change this, to force collisions.
+    pub hasher: Hasher,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            read_only: false,
+            map_size: DEFAULT_MAP_SIZE,
+            hasher: url_hash,
+        }
+    }
+}
+
+/// The open environment and its databases.
+pub struct Store {
+    env: lmdb::Environment,
+    path: PathBuf,
+    records: lmdb::Database,
+    index: lmdb::Database,
+    counters: lmdb::Database,
+    tables: [lmdb::Database; 4],
+    hasher: Hasher,
+}
+
+/// What [`Write::insert`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inserted {
+    /// A new record was written under this key.
+    New(Key),
+    /// The URL was known already, in this state; nothing was written.
+    Known(Key, State),
+}
+
+const META_FORMAT: &[u8] = b"format";
+
+impl Store {
+    /// Opens (and with a writable open, creates) the store at `path`.
+    pub fn open(path: &Path, opts: Options) -> Result<Store> {
+        let db_err = |what, e| Error::Db {
+            path: path.to_path_buf(),
+            what,
+            source: DbError(e),
+        };
+        if opts.read_only {
+            if !path.join("data.mdb").exists() {
+                return Err(Error::NoDatabase(path.to_path_buf()));
+            }
+        } else {
+            std::fs::create_dir_all(path)
+                .map_err(|e| Error::io(path, "cannot create database directory", e))?;
+        }
+        let mut flags = lmdb::EnvironmentFlags::NO_TLS;
+        if opts.read_only {
+            flags |= lmdb::EnvironmentFlags::READ_ONLY;
+        }
+        let env = lmdb::Environment::new()
+            .set_flags(flags)
+            .set_max_dbs(16)
+            .set_max_readers(1024)
+            .set_map_size(opts.map_size)
+            .open(path)
+            .map_err(|e| db_err("cannot open environment", e))?;
+        // A process killed inside a read transaction leaves its reader slot
+        // behind, which would keep old pages from ever being reused.
+        let mut dead: libc::c_int = 0;
+        // SAFETY: env is a valid, open environment for the whole call.
+        unsafe { lmdb_sys::mdb_reader_check(env.env(), &mut dead) };
+
+        let open = |name: &str| -> Result<lmdb::Database> {
+            let r = if opts.read_only {
+                env.open_db(Some(name))
+            } else {
+                env.create_db(Some(name), lmdb::DatabaseFlags::empty())
+            };
+            r.map_err(|e| match e {
+                lmdb::Error::NotFound => Error::NoDatabase(path.to_path_buf()),
+                e => db_err("cannot open table", e),
+            })
+        };
+        let meta = open("meta")?;
+        Store::check_version(&env, meta, path, opts.read_only)?;
+        let records = open("records")?;
+        let index = open("index")?;
+        let counters = open("counters")?;
+        let tables = [open("hosts")?, open("addrs")?, open("robots")?, open("history")?];
+        Ok(Store {
+            env,
+            path: path.to_path_buf(),
+            records,
+            index,
+            counters,
+            tables,
+            hasher: opts.hasher,
+        })
+    }
+
+    fn check_version(
+        env: &lmdb::Environment,
+        meta: lmdb::Database,
+        path: &Path,
+        read_only: bool,
+    ) -> Result<()> {
+        let db_err = |what, e| Error::Db {
+            path: path.to_path_buf(),
+            what,
+            source: DbError(e),
+        };
+        let found = {
+            let txn = env
+                .begin_ro_txn()
+                .map_err(|e| db_err("cannot begin transaction", e))?;
+            match txn.get(meta, &META_FORMAT) {
+                Ok(v) => Some(
+                    <[u8; 4]>::try_from(v)
+                        .map(u32::from_le_bytes)
+                        .unwrap_or(u32::MAX),
+                ),
+                Err(lmdb::Error::NotFound) => None,
+                Err(e) => return Err(db_err("cannot read format version", e)),
+            }
+        };
+        match found {
+            Some(v) if v == FORMAT_VERSION => Ok(()),
+            Some(v) => Err(Error::Version {
+                path: path.to_path_buf(),
+                found: v,
+                expected: FORMAT_VERSION,
+            }),
+            None if read_only => Err(Error::NoDatabase(path.to_path_buf())),
+            None => {
+                let mut txn = env
+                    .begin_rw_txn()
+                    .map_err(|e| db_err("cannot begin transaction", e))?;
+                txn.put(
+                    meta,
+                    &META_FORMAT,
+                    &FORMAT_VERSION.to_le_bytes(),
+                    lmdb::WriteFlags::empty(),
+                )
+                .map_err(|e| db_err("cannot write format version", e))?;
+                txn.commit()
+                    .map_err(|e| db_err("cannot write format version", e))
+            }
+        }
+    }
+
+    /// Overwrites the stored format version; only for tests of the refusal.
+    #[doc(hidden)]
+    pub fn force_format_version(&self, v: u32) -> Result<()> {
+        let meta = self
+            .env
+            .open_db(Some("meta"))
+            .map_err(|e| self.err("cannot open table", e))?;
+        let mut txn = self
+            .env
+            .begin_rw_txn()
+            .map_err(|e| self.err("cannot begin transaction", e))?;
+        txn.put(
+            meta,
+            &META_FORMAT,
+            &v.to_le_bytes(),
+            lmdb::WriteFlags::empty(),
+        )
+        .map_err(|e| self.err("cannot write format version", e))?;
+        txn.commit().map_err(|e| self.err("cannot commit", e))
+    }
+
+    /// Where the environment lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The 17-byte key candidates of a URL start from this hash.
+    pub fn hash(&self, url: &str) -> [u8; 16] {
+        (self.hasher)(url.as_bytes())
+    }
+
+    /// A read-only snapshot. Readers never block writers.
+    pub fn read(&self) -> Result<Read<'_>> {
+        let txn = self
+            .env
+            .begin_ro_txn()
+            .map_err(|e| self.err("cannot begin read transaction", e))?;
+        Ok(Read { store: self, txn })
+    }
+
+    /// The write transaction; one at a time across every process.
+    pub fn write(&self) -> Result<Write<'_>> {
+        let txn = self
+            .env
+            .begin_rw_txn()
+            .map_err(|e| self.err("cannot begin write transaction", e))?;
+        Ok(Write {
+            store: self,
+            txn,
+            deltas: Vec::new(),
+        })
+    }
+
+    fn err(&self, what: &'static str, e: lmdb::Error) -> Error {
+        Error::Db {
+            path: self.path.clone(),
+            what,
+            source: DbError(e),
+        }
+    }
+
+    fn corrupt(&self, key: &[u8], why: &'static str) -> Error {
+        Error::Corrupt {
+            path: self.path.clone(),
+            key: Key::from_slice(key)
+                .map(|k| k.hex())
+                .unwrap_or_else(|| format!("{key:?}")),
+            why,
+        }
+    }
+
+    fn table(&self, t: Table) -> lmdb::Database {
+        self.tables[t as usize]
+    }
+}
+
+fn index_byte(state: State, leased: bool) -> u8 {
+    state as u8 | if leased { LEASED } else { 0 }
+}
+
+fn index_key(byte: u8, key: &Key) -> [u8; 1 + KEY_LEN] {
+    let mut k = [0; 1 + KEY_LEN];
+    k[0] = byte;
+    k[1..].copy_from_slice(&key.0);
+    k
+}
+
+fn record_index_byte(r: &Record) -> u8 {
+    index_byte(r.state, r.lease.is_some())
+}
+
+/// A key candidate: the URL's hash plus a collision ordinal.
+fn candidate(hash: &[u8; 16], ordinal: u8) -> Key {
+    let mut k = [0; KEY_LEN];
+    k[..16].copy_from_slice(hash);
+    k[16] = ordinal;
+    Key(k)
+}
+
+/// Where a URL is, or where it would go.
+enum Slot {
+    Found(Key),
+    Free(Key),
+}
+
+// Lookups shared by read and write transactions; generic over the binding's
+// transaction type so both wrappers use one body.
+fn get_record<T: Transaction>(store: &Store, txn: &T, key: &Key) -> Result<Option<Record>> {
+    match txn.get(store.records, &key.0) {
+        Ok(v) => Record::decode(v)
+            .map(Some)
+            .map_err(|why| store.corrupt(&key.0, why)),
+        Err(lmdb::Error::NotFound) => Ok(None),
+        Err(e) => Err(store.err("cannot read record", e)),
+    }
+}
+
+fn locate<T: Transaction>(store: &Store, txn: &T, url: &str) -> Result<Slot> {
+    let hash = store.hash(url);
+    for ordinal in 0..=u8::MAX {
+        let key = candidate(&hash, ordinal);
+        match txn.get(store.records, &key.0) {
+            Ok(v) => {
+                let stored = Record::decode_url(v).map_err(|why| store.corrupt(&key.0, why))?;
+                if stored == url {
+                    return Ok(Slot::Found(key));
+                }
+            }
+            Err(lmdb::Error::NotFound) => return Ok(Slot::Free(key)),
+            Err(e) => return Err(store.err("cannot read record", e)),
+        }
+    }
+    Err(Error::Input(format!(
+        "{url}: more than 256 URLs share its hash; refusing to store it"
+    )))
+}
+
+fn count<T: Transaction>(store: &Store, txn: &T, byte: u8) -> Result<u64> {
+    match txn.get(store.counters, &[byte]) {
+        Ok(v) => <[u8; 8]>::try_from(v)
+            .map(u64::from_le_bytes)
+            .map_err(|_| store.corrupt(&[byte], "bad counter")),
+        Err(lmdb::Error::NotFound) => Ok(0),
+        Err(e) => Err(store.err("cannot read counter", e)),
+    }
+}
+
+/// Walks the keys under one index byte, from `from` on, until `f` says stop.
+fn walk_index<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    byte: u8,
+    from: Option<&Key>,
+    mut f: impl FnMut(Key) -> Result<bool>,
+) -> Result<()> {
+    let start = match from {
+        Some(k) => index_key(byte, k).to_vec(),
+        None => vec![byte],
+    };
+    let mut cur = txn
+        .open_ro_cursor(store.index)
+        .map_err(|e| store.err("cannot open cursor", e))?;
+    for item in cur.iter_from(&start) {
+        let (k, _) = item.map_err(|e| store.err("cannot walk index", e))?;
+        if k.first() != Some(&byte) {
+            break;
+        }
+        let key = Key::from_slice(&k[1..]).ok_or_else(|| store.corrupt(k, "bad index key"))?;
+        if !f(key)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn walk_records<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    mut f: impl FnMut(Key, Record) -> Result<bool>,
+) -> Result<()> {
+    let mut cur = txn
+        .open_ro_cursor(store.records)
+        .map_err(|e| store.err("cannot open cursor", e))?;
+    for item in cur.iter_start() {
+        let (k, v) = item.map_err(|e| store.err("cannot walk records", e))?;
+        let key = Key::from_slice(k).ok_or_else(|| store.corrupt(k, "bad record key"))?;
+        let rec = Record::decode(v).map_err(|why| store.corrupt(k, why))?;
+        if !f(key, rec)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn table_get<T: Transaction>(store: &Store, txn: &T, t: Table, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    match txn.get(store.table(t), &key) {
+        Ok(v) => Ok(Some(v.to_vec())),
+        Err(lmdb::Error::NotFound) => Ok(None),
+        Err(e) => Err(store.err("cannot read table", e)),
+    }
+}
+
+fn table_walk<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    t: Table,
+    prefix: &[u8],
+    mut f: impl FnMut(&[u8], &[u8]) -> Result<bool>,
+) -> Result<()> {
+    let mut cur = txn
+        .open_ro_cursor(store.table(t))
+        .map_err(|e| store.err("cannot open cursor", e))?;
+    let iter = if prefix.is_empty() {
+        cur.iter_start()
+    } else {
+        cur.iter_from(prefix)
+    };
+    for item in iter {
+        let (k, v) = item.map_err(|e| store.err("cannot walk table", e))?;
+        if !k.starts_with(prefix) || !f(k, v)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The read operations, shared by [`Read`] and [`Write`].
+macro_rules! view_methods {
+    () => {
+        /// The record under `key`.
+        pub fn get(&self, key: &Key) -> Result<Option<Record>> {
+            get_record(self.store, &self.txn, key)
+        }
+
+        /// The key and record of a normalised URL, if known.
+        pub fn lookup(&self, url: &str) -> Result<Option<(Key, Record)>> {
+            match locate(self.store, &self.txn, url)? {
+                Slot::Found(k) => Ok(self.get(&k)?.map(|r| (k, r))),
+                Slot::Free(_) => Ok(None),
+            }
+        }
+
+        /// Records in `state` (unleased, or leased if `leased`), in key order.
+        pub fn count(&self, state: State, leased: bool) -> Result<u64> {
+            count(self.store, &self.txn, index_byte(state, leased))
+        }
+
+        /// Walks the keys of records in `state`, in key order, from `from`.
+        /// `f` returns false to stop.
+        pub fn walk_keys(
+            &self,
+            state: State,
+            leased: bool,
+            from: Option<&Key>,
+            f: impl FnMut(Key) -> Result<bool>,
+        ) -> Result<()> {
+            walk_index(self.store, &self.txn, index_byte(state, leased), from, f)
+        }
+
+        /// Walks the records in `state` (leased or not), in key order.
+        pub fn walk_state(
+            &self,
+            state: State,
+            leased: bool,
+            mut f: impl FnMut(Key, Record) -> Result<bool>,
+        ) -> Result<()> {
+            walk_index(
+                self.store,
+                &self.txn,
+                index_byte(state, leased),
+                None,
+                |k| match get_record(self.store, &self.txn, &k)? {
+                    Some(r) => f(k, r),
+                    None => Err(self.store.corrupt(&k.0, "index names a missing record")),
+                },
+            )
+        }
+
+        /// Walks every record in key order.
+        pub fn walk_all(&self, f: impl FnMut(Key, Record) -> Result<bool>) -> Result<()> {
+            walk_records(self.store, &self.txn, f)
+        }
+
+        /// A value from one of the free-form tables.
+        pub fn table_get(&self, t: Table, key: &[u8]) -> Result<Option<Vec<u8>>> {
+            table_get(self.store, &self.txn, t, key)
+        }
+
+        /// Walks a free-form table's entries whose keys start with `prefix`.
+        pub fn table_walk(
+            &self,
+            t: Table,
+            prefix: &[u8],
+            f: impl FnMut(&[u8], &[u8]) -> Result<bool>,
+        ) -> Result<()> {
+            table_walk(self.store, &self.txn, t, prefix, f)
+        }
+
+        /// Checks that every record is in exactly the index its state says
+        /// and that the counters match; returns the problems found.
+        pub fn check(&self) -> Result<Vec<String>> {
+            let mut problems = Vec::new();
+            let mut by_byte = [0u64; 256];
+            walk_records(self.store, &self.txn, |k, r| {
+                let b = record_index_byte(&r);
+                by_byte[b as usize] += 1;
+                match self.txn.get(self.store.index, &index_key(b, &k)) {
+                    Ok(_) => {}
+                    Err(lmdb::Error::NotFound) => {
+                        problems.push(format!("{}: not in the {} index", r.url, r.state))
+                    }
+                    Err(e) => return Err(self.store.err("cannot read index", e)),
+                }
+                Ok(true)
+            })?;
+            let mut indexed = [0u64; 256];
+            let mut cur = self
+                .txn
+                .open_ro_cursor(self.store.index)
+                .map_err(|e| self.store.err("cannot open cursor", e))?;
+            for item in cur.iter_start() {
+                let (k, _) = item.map_err(|e| self.store.err("cannot walk index", e))?;
+                indexed[k[0] as usize] += 1;
+            }
+            for b in 0..256usize {
+                let counted = count(self.store, &self.txn, b as u8)?;
+                if indexed[b] != by_byte[b] || counted != by_byte[b] {
+                    problems.push(format!(
+                        "index byte {b:#04x}: {} records, {} index entries, counter {}",
+                        by_byte[b], indexed[b], counted
+                    ));
+                }
+            }
+            Ok(problems)
+        }
+    };
+}
+
+/// A read-only snapshot of the store.
+pub struct Read<'s> {
+    store: &'s Store,
+    txn: lmdb::RoTransaction<'s>,
+}
+
+impl<'s> Read<'s> {
+    view_methods!();
+}
+
+/// The one write transaction. Dropping it without [`Write::commit`] aborts
+/// every change it made.
+pub struct Write<'s> {
+    store: &'s Store,
+    txn: lmdb::RwTransaction<'s>,
+    /// Counter changes, applied at commit so a batch costs one put per state.
+    deltas: Vec<(u8, i64)>,
+}
+
+impl<'s> Write<'s> {
+    view_methods!();
+
+    /// Commits every change, counters included.
+    pub fn commit(mut self) -> Result<()> {
+        let deltas = std::mem::take(&mut self.deltas);
+        for (byte, delta) in deltas {
+            if delta == 0 {
+                continue;
+            }
+            let now = count(self.store, &self.txn, byte)? as i64 + delta;
+            let v = (now.max(0) as u64).to_le_bytes();
+            self.txn
+                .put(self.store.counters, &[byte], &v, lmdb::WriteFlags::empty())
+                .map_err(|e| self.store.err("cannot write counter", e))?;
+        }
+        let store = self.store;
+        self.txn
+            .commit()
+            .map_err(|e| store.err("cannot commit transaction", e))
+    }
+
+    fn delta(&mut self, byte: u8, d: i64) {
+        match self.deltas.iter_mut().find(|(b, _)| *b == byte) {
+            Some((_, v)) => *v += d,
+            None => self.deltas.push((byte, d)),
+        }
+    }
+
+    fn index_put(&mut self, byte: u8, key: &Key) -> Result<()> {
+        self.txn
+            .put(
+                self.store.index,
+                &index_key(byte, key),
+                &[],
+                lmdb::WriteFlags::empty(),
+            )
+            .map_err(|e| self.store.err("cannot write index", e))?;
+        self.delta(byte, 1);
+        Ok(())
+    }
+
+    fn index_del(&mut self, byte: u8, key: &Key) -> Result<()> {
+        match self.txn.del(self.store.index, &index_key(byte, key), None) {
+            Ok(()) => {
+                self.delta(byte, -1);
+                Ok(())
+            }
+            Err(lmdb::Error::NotFound) => Err(self.store.corrupt(&key.0, "record missing from its index")),
+            Err(e) => Err(self.store.err("cannot write index", e)),
+        }
+    }
+
+    fn record_put(&mut self, key: &Key, rec: &Record) -> Result<()> {
+        self.txn
+            .put(
+                self.store.records,
+                &key.0,
+                &rec.encode(),
+                lmdb::WriteFlags::empty(),
+            )
+            .map_err(|e| self.store.err("cannot write record", e))
+    }
+
+    /// Inserts a record for a URL not yet known. A known URL, in whatever
+    /// state, is left as it is.
+    pub fn insert(&mut self, rec: &Record) -> Result<Inserted> {
+        match locate(self.store, &self.txn, &rec.url)? {
+            Slot::Found(key) => {
+                let state = match self.txn.get(self.store.records, &key.0) {
+                    Ok(v) => v
+                        .get(1)
+                        .copied()
+                        .and_then(State::from_u8)
+                        .ok_or_else(|| self.store.corrupt(&key.0, "unknown state"))?,
+                    Err(e) => return Err(self.store.err("cannot read record", e)),
+                };
+                Ok(Inserted::Known(key, state))
+            }
+            Slot::Free(key) => {
+                self.record_put(&key, rec)?;
+                self.index_put(record_index_byte(rec), &key)?;
+                Ok(Inserted::New(key))
+            }
+        }
+    }
+
+    /// Stores `rec` under `key`, moving it between indexes as its state and
+    /// lease say. The record must exist.
+    pub fn update(&mut self, key: &Key, rec: &Record) -> Result<()> {
+        let old = self
+            .get(key)?
+            .ok_or_else(|| self.store.corrupt(&key.0, "update of a missing record"))?;
+        let (from, to) = (record_index_byte(&old), record_index_byte(rec));
+        if from != to {
+            self.index_del(from, key)?;
+            self.index_put(to, key)?;
+        }
+        self.record_put(key, rec)
+    }
+
+    /// Takes up to `n` unleased records in `state`, in key order, and leases
+    /// them to `lease`. They stay in `state`, invisible to other daemons,
+    /// until [`Write::finish`] or a reclaim.
+    pub fn lease(&mut self, state: State, n: usize, lease: Lease) -> Result<Vec<(Key, Record)>> {
+        let mut keys = Vec::with_capacity(n);
+        walk_index(self.store, &self.txn, index_byte(state, false), None, |k| {
+            keys.push(k);
+            Ok(keys.len() < n)
+        })?;
+        let mut out = Vec::with_capacity(keys.len());
+        for key in keys {
+            let mut rec = self
+                .get(&key)?
+                .ok_or_else(|| self.store.corrupt(&key.0, "index names a missing record"))?;
+            rec.lease = Some(lease);
+            self.index_del(index_byte(state, false), &key)?;
+            self.index_put(index_byte(state, true), &key)?;
+            self.record_put(&key, &rec)?;
+            out.push((key, rec));
+        }
+        Ok(out)
+    }
+
+    /// Ends `lease` on the record under `key`, storing `rec` (its new state
+    /// and fields). Returns false and changes nothing when the lease is no
+    /// longer the caller's (it was reclaimed), so no work is applied twice.
+    pub fn finish(&mut self, key: &Key, rec: &Record, lease: Lease) -> Result<bool> {
+        match self.get(key)? {
+            Some(cur) if cur.lease == Some(lease) => {
+                let mut rec = rec.clone();
+                rec.lease = None;
+                self.update(key, &rec)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Returns every lease whose owner `alive` says is gone to the record's
+    /// input state. Returns how many were reclaimed.
+    pub fn reclaim(&mut self, alive: impl Fn(Lease) -> bool) -> Result<usize> {
+        let mut dead = Vec::new();
+        for state in State::ALL {
+            walk_index(self.store, &self.txn, index_byte(state, true), None, |k| {
+                dead.push(k);
+                Ok(true)
+            })?;
+        }
+        let mut n = 0;
+        for key in dead {
+            let Some(mut rec) = self.get(&key)? else {
+                return Err(self.store.corrupt(&key.0, "index names a missing record"));
+            };
+            match rec.lease {
+                Some(l) if alive(l) => continue,
+                _ => {}
+            }
+            rec.lease = None;
+            self.update(&key, &rec)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Stores a value in one of the free-form tables.
+    pub fn table_put(&mut self, t: Table, key: &[u8], val: &[u8]) -> Result<()> {
+        self.txn
+            .put(self.store.table(t), &key, &val, lmdb::WriteFlags::empty())
+            .map_err(|e| self.store.err("cannot write table", e))
+    }
+
+    /// Removes a value from one of the free-form tables; absent is fine.
+    pub fn table_del(&mut self, t: Table, key: &[u8]) -> Result<()> {
+        match self.txn.del(self.store.table(t), &key, None) {
+            Ok(()) | Err(lmdb::Error::NotFound) => Ok(()),
+            Err(e) => Err(self.store.err("cannot write table", e)),
+        }
+    }
+}

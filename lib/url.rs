@@ -1,0 +1,319 @@
+//! URLs: RFC 3986 reference resolution and normalisation, and the small
+//! questions the daemons ask of a normalised URL (host, depth, parents).
+//!
+//! Parsing and resolution are the `url` crate's (WHATWG URL, which resolves
+//! references as RFC 3986 section 5 does for http and https). On top of that,
+//! normalisation applies RFC 3986 section 6: percent-encodings of unreserved
+//! characters are decoded, the others get uppercase hex, and the fragment is
+//! dropped. Two spellings of one resource therefore give one record.
+
+use std::fmt;
+
+/// Why a URL was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlError {
+    pub url: String,
+    pub why: String,
+}
+
+impl fmt::Display for UrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.url, self.why)
+    }
+}
+
+impl std::error::Error for UrlError {}
+
+fn err(url: &str, why: impl Into<String>) -> UrlError {
+    UrlError {
+        url: url.to_string(),
+        why: why.into(),
+    }
+}
+
+/// A parsed base URL to resolve references against.
+#[derive(Clone, Debug)]
+pub struct Base(::url::Url);
+
+impl Base {
+    /// Parses an absolute URL to serve as a base.
+    pub fn parse(s: &str) -> Result<Base, UrlError> {
+        ::url::Url::parse(s.trim())
+            .map(Base)
+            .map_err(|e| err(s, e.to_string()))
+    }
+
+    /// Resolves `reference` against this base and normalises the result.
+    pub fn join(&self, reference: &str) -> Result<String, UrlError> {
+        let u = self
+            .0
+            .join(reference.trim())
+            .map_err(|e| err(reference, e.to_string()))?;
+        Ok(finish(u))
+    }
+
+    /// The base as a string.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+}
+
+/// Normalises an absolute URL. A relative reference is an error.
+pub fn normalise(s: &str) -> Result<String, UrlError> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err(err(s, "empty URL"));
+    }
+    let u = ::url::Url::parse(s).map_err(|e| err(s, e.to_string()))?;
+    Ok(finish(u))
+}
+
+fn finish(mut u: ::url::Url) -> String {
+    u.set_fragment(None);
+    // The url crate leaves percent-encodings as written; RFC 3986 6.2.2
+    // wants unreserved ones decoded and the rest in uppercase hex.
+    let path = normalise_percent(u.path());
+    if path != u.path() {
+        u.set_path(&path);
+    }
+    if let Some(q) = u.query() {
+        let nq = normalise_percent(q);
+        if nq != q {
+            u.set_query(Some(&nq));
+        }
+    }
+    u.into()
+}
+
+fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// Decodes percent-encoded unreserved characters, uppercases the hex of the
+/// others, and encodes a stray `%` as `%25`.
+pub fn normalise_percent(s: &str) -> String {
+    let b = s.as_bytes();
+    if !b.contains(&b'%') {
+        return s.to_string();
+    }
+    let hex = |c: u8| (c as char).to_digit(16);
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            match (b.get(i + 1).and_then(|&c| hex(c)), b.get(i + 2).and_then(|&c| hex(c))) {
+                (Some(h), Some(l)) => {
+                    let v = (h * 16 + l) as u8;
+                    if is_unreserved(v) {
+                        out.push(v as char);
+                    } else {
+                        out.push('%');
+                        out.push((b[i + 1] as char).to_ascii_uppercase());
+                        out.push((b[i + 2] as char).to_ascii_uppercase());
+                    }
+                    i += 3;
+                }
+                _ => {
+                    out.push_str("%25");
+                    i += 1;
+                }
+            }
+        } else {
+            // Safe to copy byte-wise: the input is valid UTF-8 and '%' is ASCII.
+            let start = i;
+            while i < b.len() && b[i] != b'%' {
+                i += 1;
+            }
+            out.push_str(&s[start..i]);
+        }
+    }
+    out
+}
+
+/// The scheme of a normalised URL ("http").
+pub fn scheme_of(url: &str) -> &str {
+    url.split_once(':').map(|(s, _)| s).unwrap_or("")
+}
+
+/// The host of a normalised URL, without userinfo or port; IPv6 literals keep
+/// their brackets. "" when the URL has no authority.
+pub fn host_of(url: &str) -> &str {
+    let auth = authority_of(url);
+    let auth = auth.rsplit_once('@').map(|(_, h)| h).unwrap_or(auth);
+    if auth.starts_with('[') {
+        return auth.find(']').map(|e| &auth[..=e]).unwrap_or(auth);
+    }
+    auth.split_once(':').map(|(h, _)| h).unwrap_or(auth)
+}
+
+/// The authority (userinfo, host, port) of a URL, "" without one.
+pub fn authority_of(url: &str) -> &str {
+    let Some(i) = url.find("://") else {
+        return "";
+    };
+    let rest = &url[i + 3..];
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// The origin (scheme://authority) of a URL: the unit robots.txt applies to.
+pub fn origin_of(url: &str) -> &str {
+    match url.find("://") {
+        Some(i) => &url[..i + 3 + authority_of(url).len()],
+        None => url,
+    }
+}
+
+/// The path of a URL, "" without an authority.
+pub fn path_of(url: &str) -> &str {
+    let o = origin_of(url);
+    let rest = &url[o.len()..];
+    let end = rest.find(['?', '#']).unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// The number of non-empty path segments.
+pub fn path_depth(url: &str) -> usize {
+    path_of(url).split('/').filter(|s| !s.is_empty()).count()
+}
+
+/// The largest number of times one path segment occurs in the path: a
+/// calendar or a relative-link loop repeats its segments.
+pub fn max_repeated_segment(url: &str) -> usize {
+    let segs: Vec<&str> = path_of(url).split('/').filter(|s| !s.is_empty()).collect();
+    let mut best = 0;
+    for (i, s) in segs.iter().enumerate() {
+        let n = segs[i..].iter().filter(|t| *t == s).count();
+        best = best.max(n);
+    }
+    best
+}
+
+/// The parent directories of a URL, nearest first, ending with the root:
+/// `http://h/a/b/c.html` gives `http://h/a/b/`, `http://h/a/`, `http://h/`.
+pub fn parents(url: &str) -> Vec<String> {
+    let origin = origin_of(url);
+    if origin.len() == url.len() && !url.contains("://") {
+        return Vec::new();
+    }
+    let path = path_of(url);
+    let mut out = Vec::new();
+    // The directory of the URL itself: up to and including the last slash.
+    let mut dir = match path.rfind('/') {
+        Some(i) => &path[..=i],
+        None => return out,
+    };
+    if dir.len() < path.len() || url.len() > origin.len() + path.len() {
+        // The URL names a file or has a query: its own directory is a parent.
+        out.push(format!("{origin}{dir}"));
+    }
+    while dir.len() > 1 {
+        let trimmed = &dir[..dir.len() - 1];
+        dir = match trimmed.rfind('/') {
+            Some(i) => &trimmed[..=i],
+            None => break,
+        };
+        out.push(format!("{origin}{dir}"));
+    }
+    out
+}
+
+/// Query parameter names that carry session ids: every visit mints a new URL
+/// for the same page, which is a trap.
+const SESSION_PARAMS: &[&str] = &[
+    "phpsessid",
+    "jsessionid",
+    "sid",
+    "sessionid",
+    "session_id",
+    "aspsessionid",
+    "cfid",
+    "cftoken",
+];
+
+/// Removes session ids from a normalised URL: `;jsessionid=...` path
+/// parameters and the query parameters in [`SESSION_PARAMS`].
+pub fn strip_session_ids(url: &str) -> String {
+    let (head, query) = match url.split_once('?') {
+        Some((h, q)) => (h, Some(q)),
+        None => (url, None),
+    };
+    let mut head = head.to_string();
+    if let Some(i) = head.to_ascii_lowercase().find(";jsessionid=") {
+        head.truncate(i);
+    }
+    let Some(q) = query else {
+        return head;
+    };
+    let kept: Vec<&str> = q
+        .split('&')
+        .filter(|p| {
+            let name = p.split('=').next().unwrap_or("").to_ascii_lowercase();
+            !SESSION_PARAMS.iter().any(|s| name == *s)
+                && !(name.starts_with("aspsessionid"))
+        })
+        .collect();
+    if kept.is_empty() {
+        head
+    } else {
+        format!("{head}?{}", kept.join("&"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_normalisation() {
+        assert_eq!(normalise_percent("/%7euser/%2fa%2Fb"), "/~user/%2Fa%2Fb");
+        assert_eq!(normalise_percent("/100%"), "/100%25");
+        assert_eq!(normalise_percent("/a%4A%zz"), "/aJ%25zz");
+        assert_eq!(normalise_percent("/žūksts"), "/žūksts");
+    }
+
+    #[test]
+    fn parts_of_a_url() {
+        let u = "http://user:pw@Example.lv:8080/a/b?c=d#e";
+        assert_eq!(host_of(u), "Example.lv");
+        assert_eq!(authority_of(u), "user:pw@Example.lv:8080");
+        assert_eq!(origin_of(u), "http://user:pw@Example.lv:8080");
+        assert_eq!(path_of(u), "/a/b");
+        assert_eq!(host_of("http://[::1]:80/"), "[::1]");
+        assert_eq!(host_of("mailto:a@b"), "");
+        assert_eq!(scheme_of(u), "http");
+    }
+
+    #[test]
+    fn depth_and_repetition() {
+        assert_eq!(path_depth("http://h/"), 0);
+        assert_eq!(path_depth("http://h/a/b/c.html?x=/y/z"), 3);
+        assert_eq!(max_repeated_segment("http://h/a/b/a/b/a"), 3);
+        assert_eq!(max_repeated_segment("http://h/"), 0);
+    }
+
+    #[test]
+    fn parent_directories() {
+        assert_eq!(
+            parents("http://h/a/b/c.html"),
+            vec!["http://h/a/b/", "http://h/a/", "http://h/"]
+        );
+        assert_eq!(parents("http://h/a/b/"), vec!["http://h/a/", "http://h/"]);
+        assert_eq!(parents("http://h/"), Vec::<String>::new());
+        assert_eq!(parents("http://h/?q=1"), vec!["http://h/"]);
+    }
+
+    #[test]
+    fn session_ids_are_stripped() {
+        assert_eq!(
+            strip_session_ids("http://h/a;jsessionid=ABC?x=1"),
+            "http://h/a?x=1"
+        );
+        assert_eq!(
+            strip_session_ids("http://h/a?PHPSESSID=1&x=2&sid=3"),
+            "http://h/a?x=2"
+        );
+        assert_eq!(strip_session_ids("http://h/a?sid=3"), "http://h/a");
+        assert_eq!(strip_session_ids("http://h/a?side=3"), "http://h/a?side=3");
+    }
+}
