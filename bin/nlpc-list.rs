@@ -15,7 +15,12 @@ fn main() {
     let mut p = Parser::new(NAME, "[pattern]");
     p.opts()
         .optmulti("s", "", "records in this state (repeatable)", "state")
-        .optmulti("", "auth", "records of this host and its subdomains", "host")
+        .optmulti(
+            "",
+            "auth",
+            "records of this host and its subdomains",
+            "host",
+        )
         .optflag("c", "", "print the number of records per state")
         .optflag("", "json", "print JSON lines");
     let o = p.parse_env();
@@ -66,13 +71,23 @@ fn main() {
         })
     } else {
         sel.walk(&rd, |k, r| {
-            let line = if json { list::json_line(&k, &r) } else { list::tsv_line(&r) };
+            let line = if json {
+                list::json_line(&k, &r)
+            } else {
+                list::tsv_line(&r)
+            };
             list::emit(&mut out, &line)
         })
     };
     if let Err(e) = res.and_then(|()| {
         out.flush()
-            .or_else(|e| if e.kind() == std::io::ErrorKind::BrokenPipe { Ok(()) } else { Err(e) })
+            .or_else(|e| {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            })
             .map_err(|e| nlpcrawl::Error::io("standard output", "cannot write", e))
     }) {
         daemon::fail(NAME, e);

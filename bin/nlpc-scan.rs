@@ -14,13 +14,46 @@ const NAME: &str = "nlpc-scan";
 fn main() {
     let mut p = Parser::new(NAME, "[url ... | -]");
     p.opts()
-        .optmulti("", "filter-scheme", "allowed URL schemes (default \"http https\")", "list")
-        .optmulti("", "filter-auth", "allowed hosts, with their subdomains (default any)", "list")
-        .optflag("", "filter-ascend", "also enqueue the parent directories of new links")
-        .optflag("", "filter-ascend-scan", "enqueue the parent directories of scanned documents")
-        .optopt("", "max-url-length", "longest URL accepted (default 1024)", "n")
-        .optopt("", "max-path-depth", "most path segments accepted (default 16)", "n")
-        .optopt("", "max-repeat", "most times one path segment may recur (default 3)", "n");
+        .optmulti(
+            "",
+            "filter-scheme",
+            "allowed URL schemes (default \"http https\")",
+            "list",
+        )
+        .optmulti(
+            "",
+            "filter-auth",
+            "allowed hosts, with their subdomains (default any)",
+            "list",
+        )
+        .optflag(
+            "",
+            "filter-ascend",
+            "also enqueue the parent directories of new links",
+        )
+        .optflag(
+            "",
+            "filter-ascend-scan",
+            "enqueue the parent directories of scanned documents",
+        )
+        .optopt(
+            "",
+            "max-url-length",
+            "longest URL accepted (default 1024)",
+            "n",
+        )
+        .optopt(
+            "",
+            "max-path-depth",
+            "most path segments accepted (default 16)",
+            "n",
+        )
+        .optopt(
+            "",
+            "max-repeat",
+            "most times one path segment may recur (default 3)",
+            "n",
+        );
     let o = p.parse_env();
     log::init(NAME, o.common.debug);
     let d = Filter::default();
@@ -38,9 +71,15 @@ fn main() {
             .map(|s| s.to_ascii_lowercase())
             .collect(),
         auth,
-        max_len: o.value("max-url-length", d.max_len).unwrap_or_else(|e| e.exit()),
-        max_depth: o.value("max-path-depth", d.max_depth).unwrap_or_else(|e| e.exit()),
-        max_repeat: o.value("max-repeat", d.max_repeat).unwrap_or_else(|e| e.exit()),
+        max_len: o
+            .value("max-url-length", d.max_len)
+            .unwrap_or_else(|e| e.exit()),
+        max_depth: o
+            .value("max-path-depth", d.max_depth)
+            .unwrap_or_else(|e| e.exit()),
+        max_repeat: o
+            .value("max-repeat", d.max_repeat)
+            .unwrap_or_else(|e| e.exit()),
     };
     let cfg = Config {
         filter,
@@ -64,7 +103,12 @@ fn main() {
             }
             v
         } else {
-            o.free().iter().cloned().enumerate().map(|(i, u)| (i + 1, u)).collect()
+            o.free()
+                .iter()
+                .cloned()
+                .enumerate()
+                .map(|(i, u)| (i + 1, u))
+                .collect()
         };
         let rep = scan::seed(&store, &cfg.filter, urls).unwrap_or_else(|e| daemon::fail(NAME, e));
         info!(

@@ -89,10 +89,7 @@ pub fn http_date(t: u64) -> String {
 
 /// Parses an HTTP date in any of the three forms RFC 9110 says to accept.
 pub fn parse_http_date(s: &str) -> Option<u64> {
-    let words: Vec<&str> = s
-        .split(|c: char| c == ' ' || c == ',' || c == '-')
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = s.split([' ', ',', '-']).filter(|w| !w.is_empty()).collect();
     let month = |w: &str| MONTHS.iter().position(|m| m.eq_ignore_ascii_case(w));
     let (day, mon, year, time) = match words.as_slice() {
         // IMF-fixdate and RFC 850: Sun, 06 Nov 1994 08:49:37 GMT / Sunday, 06-Nov-94 08:49:37 GMT
@@ -138,7 +135,11 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "h" => 3600.0,
         "d" => 86_400.0,
         "w" => 604_800.0,
-        _ => return Err(format!("{s:?}: unknown unit {unit:?} (use s, m, h, d or w)")),
+        _ => {
+            return Err(format!(
+                "{s:?}: unknown unit {unit:?} (use s, m, h, d or w)"
+            ))
+        }
     };
     let secs = n * mult;
     if !secs.is_finite() || secs > 1e12 {

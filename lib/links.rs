@@ -5,8 +5,7 @@
 //! them; script and style contents are raw text and yield no links.
 
 use encoding_rs::{Encoding, UTF_8};
-use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
-use html5gum::{Span, Tokenizer};
+use html5gum::Tokenizer;
 
 /// What a document says about its links.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -115,6 +114,18 @@ fn refresh_target(content: &[u8]) -> Option<String> {
 }
 
 impl Collector {
+    fn new(xml: bool) -> Collector {
+        Collector {
+            xml,
+            tag: Tag::Other,
+            attr: Attr::None,
+            attrs: Attrs::default(),
+            in_url_text: false,
+            text: Vec::new(),
+            out: Links::default(),
+        }
+    }
+
     fn open(&mut self, name: &[u8]) {
         self.attrs = Attrs::default();
         self.attr = Attr::None;
@@ -132,18 +143,14 @@ impl Collector {
     }
 
     fn attr_name(&mut self, name: &[u8]) {
-        self.attr = if self.tag == Tag::Other {
-            Attr::None
-        } else {
-            match name {
-                b"href" => Attr::Href,
-                b"src" => Attr::Src,
-                b"rel" => Attr::Rel,
-                b"name" => Attr::Name,
-                b"http-equiv" => Attr::HttpEquiv,
-                b"content" => Attr::Content,
-                _ => Attr::None,
-            }
+        self.attr = match name {
+            b"href" => Attr::Href,
+            b"src" => Attr::Src,
+            b"rel" => Attr::Rel,
+            b"name" => Attr::Name,
+            b"http-equiv" => Attr::HttpEquiv,
+            b"content" => Attr::Content,
+            _ => Attr::None,
         };
     }
 
@@ -161,7 +168,6 @@ impl Collector {
         if slot.is_none() {
             *slot = Some(value.to_vec());
         }
-        self.attr = Attr::None;
     }
 
     fn close(&mut self) {
@@ -220,7 +226,9 @@ impl Collector {
                 self.out.noindex |= none || has_token(&content, "noindex");
             }
         }
-        if a.http_equiv.is_some_and(|h| h.eq_ignore_ascii_case(b"refresh")) {
+        if a.http_equiv
+            .is_some_and(|h| h.eq_ignore_ascii_case(b"refresh"))
+        {
             if let Some(u) = refresh_target(&content) {
                 self.out.refs.push(u);
             }
@@ -237,42 +245,169 @@ impl Collector {
             self.in_url_text = false;
         }
     }
+}
 
-    fn event(&mut self, ev: CallbackEvent<'_>) {
-        match ev {
-            CallbackEvent::OpenStartTag { name } => self.open(name),
-            CallbackEvent::AttributeName { name } => self.attr_name(name),
-            CallbackEvent::AttributeValue { value } => self.attr_value(value),
-            CallbackEvent::CloseStartTag { .. } => self.close(),
-            CallbackEvent::EndTag { .. } => self.end(),
-            CallbackEvent::String { value } if self.in_url_text => {
-                self.text.extend_from_slice(value)
+/// A tokenizer emitter that keeps only what link extraction needs: the tags
+/// and attributes of interest, and text only inside XML URL elements. It
+/// asks for no parse errors, which spares the tokenizer their bookkeeping.
+struct LinkEmitter<'c> {
+    c: &'c mut Collector,
+    /// Switch to raw text after script, style and the like (HTML only).
+    raw_text: bool,
+    name: Vec<u8>,
+    end_tag: bool,
+    last_start_tag: Vec<u8>,
+    attr_name: Vec<u8>,
+    attr_value: Vec<u8>,
+    in_attr: bool,
+    opened: bool,
+}
+
+impl LinkEmitter<'_> {
+    fn flush_attr(&mut self) {
+        if self.in_attr {
+            if !self.end_tag && self.c.tag != Tag::Other {
+                self.c.attr_name(&self.attr_name);
+                self.c.attr_value(&self.attr_value);
             }
-            _ => {}
+            self.attr_name.clear();
+            self.attr_value.clear();
+            self.in_attr = false;
+        }
+    }
+
+    /// Hands the tag name over once it is complete: at its first
+    /// attribute or at the end of the tag.
+    fn ensure_open(&mut self) {
+        if !self.opened && !self.end_tag {
+            self.c.open(&self.name);
+            self.opened = true;
         }
     }
 }
 
-fn run(doc: &[u8], xml: bool) -> Links {
-    let mut c = Collector {
-        xml,
-        tag: Tag::Other,
-        attr: Attr::None,
-        attrs: Attrs::default(),
-        in_url_text: false,
-        text: Vec::new(),
-        out: Links::default(),
-    };
-    {
-        let mut emitter =
-            CallbackEmitter::new(|ev: CallbackEvent<'_>, _: Span<()>| -> Option<()> {
-                c.event(ev);
-                None
-            });
-        // Script, style and the like hold raw text, never tags.
-        emitter.naively_switch_states(!xml);
-        for _ in Tokenizer::new_with_emitter(doc, emitter) {}
+impl html5gum::Emitter for LinkEmitter<'_> {
+    type Token = std::convert::Infallible;
+
+    fn set_last_start_tag(&mut self, last_start_tag: Option<&[u8]>) {
+        self.last_start_tag.clear();
+        self.last_start_tag
+            .extend(last_start_tag.unwrap_or_default());
     }
+
+    fn emit_eof(&mut self) {}
+
+    fn emit_error(&mut self, _: html5gum::Error) {}
+
+    fn should_emit_errors(&mut self) -> bool {
+        false
+    }
+
+    fn pop_token(&mut self) -> Option<Self::Token> {
+        None
+    }
+
+    fn emit_string(&mut self, s: &[u8]) {
+        if self.c.in_url_text {
+            self.c.text.extend_from_slice(s);
+        }
+    }
+
+    fn init_start_tag(&mut self) {
+        self.name.clear();
+        self.end_tag = false;
+        self.in_attr = false;
+        self.opened = false;
+    }
+
+    fn init_end_tag(&mut self) {
+        self.name.clear();
+        self.end_tag = true;
+        self.in_attr = false;
+    }
+
+    fn init_comment(&mut self) {}
+
+    fn emit_current_tag(&mut self) -> Option<html5gum::State> {
+        if self.end_tag {
+            self.in_attr = false;
+            self.attr_name.clear();
+            self.attr_value.clear();
+            self.last_start_tag.clear();
+            self.c.end();
+            return None;
+        }
+        self.ensure_open();
+        self.flush_attr();
+        self.c.close();
+        self.last_start_tag.clear();
+        self.last_start_tag.extend_from_slice(&self.name);
+        if self.raw_text {
+            html5gum::naive_next_state(&self.last_start_tag)
+        } else {
+            None
+        }
+    }
+
+    fn emit_current_comment(&mut self) {}
+
+    fn emit_current_doctype(&mut self) {}
+
+    fn set_self_closing(&mut self) {}
+
+    fn set_force_quirks(&mut self) {}
+
+    fn push_tag_name(&mut self, s: &[u8]) {
+        self.name.extend_from_slice(s);
+    }
+
+    fn push_comment(&mut self, _: &[u8]) {}
+
+    fn push_doctype_name(&mut self, _: &[u8]) {}
+
+    fn init_doctype(&mut self) {}
+
+    fn init_attribute(&mut self) {
+        self.ensure_open();
+        self.flush_attr();
+        self.in_attr = true;
+    }
+
+    fn push_attribute_name(&mut self, s: &[u8]) {
+        self.attr_name.extend_from_slice(s);
+    }
+
+    fn push_attribute_value(&mut self, s: &[u8]) {
+        self.attr_value.extend_from_slice(s);
+    }
+
+    fn set_doctype_public_identifier(&mut self, _: &[u8]) {}
+
+    fn set_doctype_system_identifier(&mut self, _: &[u8]) {}
+
+    fn push_doctype_public_identifier(&mut self, _: &[u8]) {}
+
+    fn push_doctype_system_identifier(&mut self, _: &[u8]) {}
+
+    fn current_is_appropriate_end_tag_token(&mut self) -> bool {
+        self.end_tag && !self.last_start_tag.is_empty() && self.last_start_tag == self.name
+    }
+}
+
+fn run(doc: &[u8], xml: bool) -> Links {
+    let mut c = Collector::new(xml);
+    let emitter = LinkEmitter {
+        c: &mut c,
+        raw_text: !xml,
+        name: Vec::new(),
+        end_tag: false,
+        last_start_tag: Vec::new(),
+        attr_name: Vec::new(),
+        attr_value: Vec::new(),
+        in_attr: false,
+        opened: false,
+    };
+    for _ in Tokenizer::new_with_emitter(doc, emitter) {}
     c.out
 }
 
@@ -308,7 +443,10 @@ mod tests {
     fn refresh_forms() {
         assert_eq!(refresh_target(b"5; url=/a").as_deref(), Some("/a"));
         assert_eq!(refresh_target(b"0;URL='b c'").as_deref(), Some("b c"));
-        assert_eq!(refresh_target(b"0, http://x/").as_deref(), Some("http://x/"));
+        assert_eq!(
+            refresh_target(b"0, http://x/").as_deref(),
+            Some("http://x/")
+        );
         assert_eq!(refresh_target(b"5"), None);
     }
 

@@ -64,7 +64,11 @@ impl Selector {
 
     /// Walks the selected records in key order: through the state indexes
     /// when states are given, else through every record.
-    pub fn walk(&self, rd: &Read<'_>, mut f: impl FnMut(Key, Record) -> Result<bool>) -> Result<()> {
+    pub fn walk(
+        &self,
+        rd: &Read<'_>,
+        mut f: impl FnMut(Key, Record) -> Result<bool>,
+    ) -> Result<()> {
         let mut each = |k: Key, r: Record| {
             if self.matches(&r) {
                 f(k, r)

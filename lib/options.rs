@@ -102,10 +102,30 @@ impl Parser {
         opts.optflagmulti("d", "", "more debug output (repeatable)")
             .optflag("h", "", "print this help and exit")
             .optflag("v", "", "print the version and exit")
-            .optopt("p", "", "database path (default /tmp/nlpcrawl/db)", "dbpath")
-            .optopt("f", "", "file cache path (default /tmp/nlpcrawl/cache)", "cachepath")
-            .optopt("a", "", "archive path (default /tmp/nlpcrawl/data)", "archivepath")
-            .optopt("r", "", "robots.txt cache path (default /tmp/nlpcrawl/rep)", "reppath")
+            .optopt(
+                "p",
+                "",
+                "database path (default /tmp/nlpcrawl/db)",
+                "dbpath",
+            )
+            .optopt(
+                "f",
+                "",
+                "file cache path (default /tmp/nlpcrawl/cache)",
+                "cachepath",
+            )
+            .optopt(
+                "a",
+                "",
+                "archive path (default /tmp/nlpcrawl/data)",
+                "archivepath",
+            )
+            .optopt(
+                "r",
+                "",
+                "robots.txt cache path (default /tmp/nlpcrawl/rep)",
+                "reppath",
+            )
             .optopt(
                 "",
                 "use-interval",

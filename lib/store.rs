@@ -59,7 +59,10 @@ impl std::error::Error for DbError {}
 impl DbError {
     /// True when the failure means no room is left.
     pub fn is_full(&self) -> bool {
-        matches!(self.0, lmdb::Error::MapFull | lmdb::Error::Other(libc::ENOSPC))
+        matches!(
+            self.0,
+            lmdb::Error::MapFull | lmdb::Error::Other(libc::ENOSPC)
+        )
     }
 }
 
@@ -198,7 +201,12 @@ impl Store {
         let records = open("records")?;
         let index = open("index")?;
         let counters = open("counters")?;
-        let tables = [open("hosts")?, open("addrs")?, open("robots")?, open("history")?];
+        let tables = [
+            open("hosts")?,
+            open("addrs")?,
+            open("robots")?,
+            open("history")?,
+        ];
         Ok(Store {
             env,
             path: path.to_path_buf(),
@@ -359,10 +367,10 @@ fn candidate(hash: &[u8; 16], ordinal: u8) -> Key {
     Key(k)
 }
 
-/// Where a URL is, or where it would go.
+/// Whether a URL is stored, and under which key.
 enum Slot {
     Found(Key),
-    Free(Key),
+    Free,
 }
 
 // Lookups shared by read and write transactions; generic over the binding's
@@ -388,7 +396,7 @@ fn locate<T: Transaction>(store: &Store, txn: &T, url: &str) -> Result<Slot> {
                     return Ok(Slot::Found(key));
                 }
             }
-            Err(lmdb::Error::NotFound) => return Ok(Slot::Free(key)),
+            Err(lmdb::Error::NotFound) => return Ok(Slot::Free),
             Err(e) => return Err(store.err("cannot read record", e)),
         }
     }
@@ -454,7 +462,12 @@ fn walk_records<T: Transaction>(
     Ok(())
 }
 
-fn table_get<T: Transaction>(store: &Store, txn: &T, t: Table, key: &[u8]) -> Result<Option<Vec<u8>>> {
+fn table_get<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    t: Table,
+    key: &[u8],
+) -> Result<Option<Vec<u8>>> {
     match txn.get(store.table(t), &key) {
         Ok(v) => Ok(Some(v.to_vec())),
         Err(lmdb::Error::NotFound) => Ok(None),
@@ -498,7 +511,7 @@ macro_rules! view_methods {
         pub fn lookup(&self, url: &str) -> Result<Option<(Key, Record)>> {
             match locate(self.store, &self.txn, url)? {
                 Slot::Found(k) => Ok(self.get(&k)?.map(|r| (k, r))),
-                Slot::Free(_) => Ok(None),
+                Slot::Free => Ok(None),
             }
         }
 
@@ -665,7 +678,9 @@ impl<'s> Write<'s> {
                 self.delta(byte, -1);
                 Ok(())
             }
-            Err(lmdb::Error::NotFound) => Err(self.store.corrupt(&key.0, "record missing from its index")),
+            Err(lmdb::Error::NotFound) => {
+                Err(self.store.corrupt(&key.0, "record missing from its index"))
+            }
             Err(e) => Err(self.store.err("cannot write index", e)),
         }
     }
@@ -684,24 +699,89 @@ impl<'s> Write<'s> {
     /// Inserts a record for a URL not yet known. A known URL, in whatever
     /// state, is left as it is.
     pub fn insert(&mut self, rec: &Record) -> Result<Inserted> {
-        match locate(self.store, &self.txn, &rec.url)? {
-            Slot::Found(key) => {
-                let state = match self.txn.get(self.store.records, &key.0) {
-                    Ok(v) => v
-                        .get(1)
-                        .copied()
-                        .and_then(State::from_u8)
-                        .ok_or_else(|| self.store.corrupt(&key.0, "unknown state"))?,
-                    Err(e) => return Err(self.store.err("cannot read record", e)),
-                };
-                Ok(Inserted::Known(key, state))
-            }
-            Slot::Free(key) => {
-                self.record_put(&key, rec)?;
-                self.index_put(record_index_byte(rec), &key)?;
-                Ok(Inserted::New(key))
+        let hash = self.store.hash(&rec.url);
+        let enc = rec.encode();
+        for ordinal in 0..=u8::MAX {
+            let key = candidate(&hash, ordinal);
+            // One B-tree search: a put that refuses to overwrite hands back
+            // the record already there, if any.
+            match self.put_new(&key, &enc)? {
+                None => {
+                    self.index_put(record_index_byte(rec), &key)?;
+                    return Ok(Inserted::New(key));
+                }
+                Some((url_matches, state)) if url_matches => {
+                    return Ok(Inserted::Known(key, state));
+                }
+                Some(_) => continue,
             }
         }
+        Err(Error::Input(format!(
+            "{}: more than 256 URLs share its hash; refusing to store it",
+            rec.url
+        )))
+    }
+
+    /// Writes `enc` under `key` unless the key exists; then returns whether
+    /// the existing record holds the same URL, and its state.
+    fn put_new(&mut self, key: &Key, enc: &[u8]) -> Result<Option<(bool, State)>> {
+        let mut k = lmdb_sys::MDB_val {
+            mv_size: key.0.len(),
+            mv_data: key.0.as_ptr() as *mut libc::c_void,
+        };
+        let mut v = lmdb_sys::MDB_val {
+            mv_size: enc.len(),
+            mv_data: enc.as_ptr() as *mut libc::c_void,
+        };
+        // SAFETY: the transaction and database are open; k and v point to
+        // live buffers; on MDB_KEYEXIST LMDB points v at the existing data,
+        // which stays valid until the next write, and is read before one.
+        let rc = unsafe {
+            lmdb_sys::mdb_put(
+                self.txn.txn(),
+                self.store.records.dbi(),
+                &mut k,
+                &mut v,
+                lmdb_sys::MDB_NOOVERWRITE,
+            )
+        };
+        match rc {
+            0 => Ok(None),
+            lmdb_sys::MDB_KEYEXIST => {
+                // SAFETY: see above.
+                let existing =
+                    unsafe { std::slice::from_raw_parts(v.mv_data as *const u8, v.mv_size) };
+                let url =
+                    Record::decode_url(existing).map_err(|why| self.store.corrupt(&key.0, why))?;
+                let state = existing
+                    .get(1)
+                    .copied()
+                    .and_then(State::from_u8)
+                    .ok_or_else(|| self.store.corrupt(&key.0, "unknown state"))?;
+                let new_url = Record::decode_url(enc).unwrap_or("");
+                Ok(Some((url == new_url, state)))
+            }
+            e => Err(self
+                .store
+                .err("cannot write record", lmdb::Error::from_err_code(e))),
+        }
+    }
+
+    /// Inserts many records, as [`Write::insert`] does each, in key order:
+    /// neighbouring keys share B-tree pages, so a sorted batch dirties each
+    /// page once. Results come back in the order of `recs`.
+    pub fn insert_batch(&mut self, recs: &[Record]) -> Result<Vec<Inserted>> {
+        let mut order: Vec<(usize, [u8; 16])> = recs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, self.store.hash(&r.url)))
+            .collect();
+        order.sort_unstable_by_key(|a| a.1);
+        let mut out = vec![None; recs.len()];
+        for (i, _) in order {
+            out[i] = Some(self.insert(&recs[i])?);
+        }
+        Ok(out.into_iter().flatten().collect())
     }
 
     /// Stores `rec` under `key`, moving it between indexes as its state and

@@ -101,7 +101,10 @@ pub fn normalise_percent(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            match (b.get(i + 1).and_then(|&c| hex(c)), b.get(i + 2).and_then(|&c| hex(c))) {
+            match (
+                b.get(i + 1).and_then(|&c| hex(c)),
+                b.get(i + 2).and_then(|&c| hex(c)),
+            ) {
                 (Some(h), Some(l)) => {
                     let v = (h * 16 + l) as u8;
                     if is_unreserved(v) {
@@ -135,6 +138,23 @@ pub fn scheme_of(url: &str) -> &str {
     url.split_once(':').map(|(s, _)| s).unwrap_or("")
 }
 
+/// Byte offsets of a URL's authority: (start, end); (0, 0) without one.
+fn authority_span(url: &str) -> (usize, usize) {
+    let b = url.as_bytes();
+    let Some(colon) = b.iter().position(|&c| c == b':') else {
+        return (0, 0);
+    };
+    if !b[colon + 1..].starts_with(b"//") {
+        return (0, 0);
+    }
+    let start = colon + 3;
+    let end = b[start..]
+        .iter()
+        .position(|&c| c == b'/' || c == b'?' || c == b'#')
+        .map_or(b.len(), |i| start + i);
+    (start, end)
+}
+
 /// The host of a normalised URL, without userinfo or port; IPv6 literals keep
 /// their brackets. "" when the URL has no authority.
 pub fn host_of(url: &str) -> &str {
@@ -148,26 +168,25 @@ pub fn host_of(url: &str) -> &str {
 
 /// The authority (userinfo, host, port) of a URL, "" without one.
 pub fn authority_of(url: &str) -> &str {
-    let Some(i) = url.find("://") else {
-        return "";
-    };
-    let rest = &url[i + 3..];
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    &rest[..end]
+    let (s, e) = authority_span(url);
+    &url[s..e]
 }
 
 /// The origin (scheme://authority) of a URL: the unit robots.txt applies to.
 pub fn origin_of(url: &str) -> &str {
-    match url.find("://") {
-        Some(i) => &url[..i + 3 + authority_of(url).len()],
-        None => url,
+    match authority_span(url) {
+        (0, 0) => url,
+        (_, e) => &url[..e],
     }
 }
 
 /// The path of a URL, "" without an authority.
 pub fn path_of(url: &str) -> &str {
-    let o = origin_of(url);
-    let rest = &url[o.len()..];
+    let (s, e) = authority_span(url);
+    if s == 0 {
+        return "";
+    }
+    let rest = &url[e..];
     let end = rest.find(['?', '#']).unwrap_or(rest.len());
     &rest[..end]
 }
@@ -180,10 +199,10 @@ pub fn path_depth(url: &str) -> usize {
 /// The largest number of times one path segment occurs in the path: a
 /// calendar or a relative-link loop repeats its segments.
 pub fn max_repeated_segment(url: &str) -> usize {
-    let segs: Vec<&str> = path_of(url).split('/').filter(|s| !s.is_empty()).collect();
+    let path = path_of(url);
     let mut best = 0;
-    for (i, s) in segs.iter().enumerate() {
-        let n = segs[i..].iter().filter(|t| *t == s).count();
+    for (i, s) in path.split('/').enumerate().filter(|(_, s)| !s.is_empty()) {
+        let n = path.split('/').skip(i).filter(|t| t == &s).count();
         best = best.max(n);
     }
     best
@@ -233,31 +252,31 @@ const SESSION_PARAMS: &[&str] = &[
 
 /// Removes session ids from a normalised URL: `;jsessionid=...` path
 /// parameters and the query parameters in [`SESSION_PARAMS`].
-pub fn strip_session_ids(url: &str) -> String {
-    let (head, query) = match url.split_once('?') {
-        Some((h, q)) => (h, Some(q)),
-        None => (url, None),
+pub fn strip_session_ids(url: String) -> String {
+    let q_at = url.find('?');
+    let head_end = q_at.unwrap_or(url.len());
+    let jsession = url.as_bytes()[..head_end]
+        .windows(12)
+        .position(|w| w.eq_ignore_ascii_case(b";jsessionid="));
+    let is_session = |p: &str| {
+        let name = p.split('=').next().unwrap_or("");
+        SESSION_PARAMS.iter().any(|s| name.eq_ignore_ascii_case(s))
+            || (name.len() >= 12 && name[..12].eq_ignore_ascii_case("aspsessionid"))
     };
-    let mut head = head.to_string();
-    if let Some(i) = head.to_ascii_lowercase().find(";jsessionid=") {
-        head.truncate(i);
+    let query = q_at.map(|i| &url[i + 1..]);
+    let query_has_session = query.is_some_and(|q| q.split('&').any(is_session));
+    if jsession.is_none() && !query_has_session {
+        return url;
     }
-    let Some(q) = query else {
-        return head;
-    };
-    let kept: Vec<&str> = q
-        .split('&')
-        .filter(|p| {
-            let name = p.split('=').next().unwrap_or("").to_ascii_lowercase();
-            !SESSION_PARAMS.iter().any(|s| name == *s)
-                && !(name.starts_with("aspsessionid"))
-        })
-        .collect();
-    if kept.is_empty() {
-        head
-    } else {
-        format!("{head}?{}", kept.join("&"))
+    let mut out = url[..jsession.unwrap_or(head_end)].to_string();
+    if let Some(q) = query {
+        let kept: Vec<&str> = q.split('&').filter(|p| !is_session(p)).collect();
+        if !kept.is_empty() {
+            out.push('?');
+            out.push_str(&kept.join("&"));
+        }
     }
+    out
 }
 
 #[cfg(test)]
@@ -306,14 +325,17 @@ mod tests {
     #[test]
     fn session_ids_are_stripped() {
         assert_eq!(
-            strip_session_ids("http://h/a;jsessionid=ABC?x=1"),
+            strip_session_ids("http://h/a;jsessionid=ABC?x=1".into()),
             "http://h/a?x=1"
         );
         assert_eq!(
-            strip_session_ids("http://h/a?PHPSESSID=1&x=2&sid=3"),
+            strip_session_ids("http://h/a?PHPSESSID=1&x=2&sid=3".into()),
             "http://h/a?x=2"
         );
-        assert_eq!(strip_session_ids("http://h/a?sid=3"), "http://h/a");
-        assert_eq!(strip_session_ids("http://h/a?side=3"), "http://h/a?side=3");
+        assert_eq!(strip_session_ids("http://h/a?sid=3".into()), "http://h/a");
+        assert_eq!(
+            strip_session_ids("http://h/a?side=3".into()),
+            "http://h/a?side=3"
+        );
     }
 }

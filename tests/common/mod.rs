@@ -1,0 +1,154 @@
+//! Helpers shared by the integration tests: temporary crawl directories,
+//! the built executables, and records planted straight into a real store.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use nlpcrawl::cache::Cache;
+use nlpcrawl::record::{Record, State};
+use nlpcrawl::store::{self, Inserted, Key, Store};
+
+/// A crawl's directories under one temporary directory.
+pub struct Crawl {
+    pub tmp: tempfile::TempDir,
+}
+
+impl Crawl {
+    pub fn new() -> Crawl {
+        Crawl {
+            tmp: tempfile::tempdir().expect("temporary directory"),
+        }
+    }
+    pub fn db(&self) -> PathBuf {
+        self.tmp.path().join("db")
+    }
+    pub fn cache_dir(&self) -> PathBuf {
+        self.tmp.path().join("cache")
+    }
+    pub fn cache(&self) -> Cache {
+        Cache::new(self.cache_dir())
+    }
+    pub fn store(&self) -> Store {
+        Store::open(&self.db(), store::Options::default()).expect("open store")
+    }
+    /// The path options every daemon takes, pointing into this crawl.
+    pub fn paths(&self) -> Vec<String> {
+        let p = self.tmp.path();
+        vec![
+            "-p".into(),
+            p.join("db").display().to_string(),
+            "-f".into(),
+            p.join("cache").display().to_string(),
+            "-a".into(),
+            p.join("archive").display().to_string(),
+            "-r".into(),
+            p.join("rep").display().to_string(),
+        ]
+    }
+    /// A command for executable `bin` with this crawl's paths.
+    pub fn cmd(&self, bin: &str) -> Command {
+        let mut c = Command::new(exe(bin));
+        c.args(self.paths());
+        c
+    }
+    /// Runs `bin` with `args` to completion.
+    pub fn run(&self, bin: &str, args: &[&str]) -> Output {
+        self.cmd(bin).args(args).output().expect("run executable")
+    }
+    /// Plants a record in `state` with `body` in the file cache.
+    pub fn plant(
+        &self,
+        st: &Store,
+        url: &str,
+        state: State,
+        content_type: &str,
+        body: &[u8],
+    ) -> Key {
+        let mut r = Record::new(url, 1);
+        r.state = state;
+        r.content_type = content_type.into();
+        r.status = 200;
+        r.size = body.len() as u64;
+        let mut w = st.write().expect("write");
+        let key = match w.insert(&r).expect("insert") {
+            Inserted::New(k) => k,
+            Inserted::Known(..) => panic!("{url} planted twice"),
+        };
+        w.commit().expect("commit");
+        self.cache().write(&key, body).expect("cache write");
+        key
+    }
+}
+
+/// The path of a built executable of this package.
+pub fn exe(name: &str) -> PathBuf {
+    let p = match name {
+        "nlpc-scan" => env!("CARGO_BIN_EXE_nlpc-scan"),
+        "nlpc-list" => env!("CARGO_BIN_EXE_nlpc-list"),
+        other => panic!("unknown executable {other}"),
+    };
+    PathBuf::from(p)
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Polls `cond` until it holds, failing the test after `limit`. This waits
+/// for an observable state, not for a guessed amount of time.
+pub fn wait_until(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Every URL in `state`, sorted.
+pub fn urls_in(st: &Store, state: State) -> Vec<String> {
+    let rd = st.read().expect("read");
+    let mut v = Vec::new();
+    for leased in [false, true] {
+        rd.walk_state(state, leased, |_, r| {
+            v.push(r.url);
+            Ok(true)
+        })
+        .expect("walk");
+    }
+    v.sort();
+    v
+}
+
+/// Asserts the store is consistent: every record in exactly its index,
+/// counters exact, and (when `no_leases`) nothing leased.
+pub fn assert_consistent(st: &Store, no_leases: bool) {
+    let rd = st.read().expect("read");
+    let problems = rd.check().expect("check");
+    assert!(problems.is_empty(), "store problems: {problems:#?}");
+    if no_leases {
+        for s in State::ALL {
+            assert_eq!(rd.count(s, true).expect("count"), 0, "leases left in {s}");
+        }
+    }
+}
+
+/// Spawns a child with piped stdio.
+pub fn spawn(mut c: Command) -> std::process::Child {
+    c.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn")
+}
+
+pub fn read_fixture(dir: &Path, name: &str) -> Vec<u8> {
+    std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}

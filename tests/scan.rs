@@ -1,0 +1,340 @@
+//! nlpc-scan: seeding, link extraction from real-world-shaped pages, path
+//! ascendancy, trap guards, and a SIGKILL mid-run that loses nothing.
+
+mod common;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+use nlpcrawl::record::{Flags, Record, State};
+use nlpcrawl::scan::{links_of, Config, Filter};
+
+const PAGE: &str = "http://site.test/dir/page.html";
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/html")
+}
+
+fn record_for(file: &str) -> Record {
+    let mut r = Record::new(PAGE, 1);
+    r.state = State::Verified;
+    r.content_type = match file.rsplit('.').next() {
+        Some("xhtml") => "application/xhtml+xml",
+        Some("xml") => "application/xml",
+        _ => "text/html",
+    }
+    .into();
+    r.charset = if file.starts_with("win1257") {
+        "windows-1257"
+    } else {
+        "utf-8"
+    }
+    .into();
+    r
+}
+
+#[test]
+fn links_from_real_world_shaped_pages() {
+    let dir = fixtures();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".links") {
+            continue;
+        }
+        let stem = name.rsplit_once('.').unwrap().0;
+        let body = read_fixture(&dir, &name);
+        let want: Vec<String> = String::from_utf8(read_fixture(&dir, &format!("{stem}.links")))
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let found = links_of(&record_for(&name), &body, &Config::default());
+        assert_eq!(found.urls, want, "links of {name}");
+        checked += 1;
+    }
+    assert!(checked >= 9, "only {checked} fixtures found");
+}
+
+#[test]
+fn meta_robots_nofollow_is_reported() {
+    let body = read_fixture(&fixtures(), "nofollow.html");
+    let f = links_of(&record_for("nofollow.html"), &body, &Config::default());
+    assert!(f.nofollow && f.noindex);
+    // X-Robots-Tag nofollow, recorded at fetch time, works the same way.
+    let mut r = record_for("news.html");
+    r.flags |= Flags::NOFOLLOW;
+    let body = read_fixture(&fixtures(), "news.html");
+    assert!(links_of(&r, &body, &Config::default()).urls.is_empty());
+}
+
+#[test]
+fn plain_text_has_no_links() {
+    let mut r = record_for("x.txt");
+    r.content_type = "text/plain; charset=utf-8".into();
+    let f = links_of(
+        &r,
+        b"see http://site.test/other and <a href='/x'>",
+        &Config::default(),
+    );
+    assert!(f.urls.is_empty());
+}
+
+#[test]
+fn path_ascendancy_of_links_and_of_scanned_pages() {
+    let body = b"<a href='/a/b/c.html'>x</a>";
+    let r = record_for("p.html");
+    let asc = Config {
+        ascend: true,
+        ..Config::default()
+    };
+    assert_eq!(
+        links_of(&r, body, &asc).urls,
+        [
+            "http://site.test/a/b/",
+            "http://site.test/a/",
+            "http://site.test/",
+            "http://site.test/a/b/c.html"
+        ]
+    );
+    let asc_scan = Config {
+        ascend_scan: true,
+        ..Config::default()
+    };
+    assert_eq!(
+        links_of(&r, body, &asc_scan).urls,
+        [
+            "http://site.test/a/b/c.html",
+            "http://site.test/dir/",
+            "http://site.test/"
+        ]
+    );
+}
+
+#[test]
+fn trap_guards_and_filters_drop_links() {
+    let body = br#"
+        <a href="/ok.html">ok</a>
+        <a href="/1/2/3/4/5/deep.html">deep</a>
+        <a href="/cal/x/cal/x/cal/x/">repeat</a>
+        <a href="/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">long</a>
+        <a href="https://site.test/secure.html">https</a>
+        <a href="http://elsewhere.test/">other host</a>
+        <a href="http://www.site.test/sub.html">subdomain</a>
+        <a href="/s.php?PHPSESSID=abc123&amp;id=7">session</a>"#;
+    let cfg = Config {
+        filter: Filter {
+            schemes: vec!["http".into()],
+            auth: vec!["site.test".into()],
+            max_len: 64,
+            max_depth: 4,
+            max_repeat: 2,
+        },
+        ..Config::default()
+    };
+    assert_eq!(
+        links_of(&record_for("p.html"), body, &cfg).urls,
+        [
+            "http://site.test/ok.html",
+            "http://www.site.test/sub.html",
+            "http://site.test/s.php?id=7"
+        ]
+    );
+}
+
+#[test]
+fn seeding_from_arguments_and_stdin() {
+    let c = Crawl::new();
+    let o = c.run("nlpc-scan", &["http://one.test/", "http://two.test/a"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let mut child = c
+        .cmd("nlpc-scan")
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"http://three.test/\n\nhttp//broken\nhttp://one.test/\n# comment\nhttp://four.test/x y\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a bad line must show in the exit status"
+    );
+    let err = stderr(&o);
+    assert!(err.contains("line 3: http//broken"), "{err}");
+    assert!(err.contains("2 new, 1 known, 1 bad"), "{err}");
+
+    let o = c.run("nlpc-list", &["-s", "new"]);
+    let out = stdout(&o);
+    let urls: Vec<&str> = out.lines().map(|l| l.split('\t').nth(1).unwrap()).collect();
+    assert_eq!(urls.len(), 4, "{out}");
+    for u in [
+        "http://one.test/",
+        "http://two.test/a",
+        "http://three.test/",
+        "http://four.test/x%20y",
+    ] {
+        assert!(urls.contains(&u), "{u} missing from {out}");
+    }
+    assert!(out
+        .lines()
+        .all(|l| l.starts_with("NEW\t") && l.split('\t').count() == 11));
+}
+
+#[test]
+fn bad_options_print_usage_and_fail() {
+    let c = Crawl::new();
+    for args in [
+        vec!["-x"],
+        vec!["--max-path-depth", "deep"],
+        vec!["--use-interval", "soon"],
+    ] {
+        let o = c.run("nlpc-scan", &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&o).contains("usage: nlpc-scan"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = c.run("nlpc-scan", &["-h"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("--filter-ascend"));
+    let o = c.run("nlpc-list", &["-s", "nonsense"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("unknown state"));
+}
+
+#[test]
+fn daemon_scans_verified_pages_once() {
+    let c = Crawl::new();
+    let st = c.store();
+    let body = read_fixture(&fixtures(), "base.html");
+    c.plant(
+        &st,
+        "http://site.test/dir/page.html",
+        State::Verified,
+        "text/html",
+        &body,
+    );
+    c.plant(
+        &st,
+        "http://site.test/nobody.html",
+        State::Verified,
+        "text/html",
+        b"",
+    );
+    // A record whose body is missing from the cache is scanned with a reason.
+    let k = c.plant(
+        &st,
+        "http://site.test/lost.html",
+        State::Verified,
+        "text/html",
+        b"<a href=x>",
+    );
+    c.cache().remove(&k).unwrap();
+    drop(st);
+    let o = c.run("nlpc-scan", &["--once"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let st = c.store();
+    assert_eq!(urls_in(&st, State::Scanned).len(), 3);
+    assert_eq!(urls_in(&st, State::New).len(), 7);
+    let lost = st
+        .read()
+        .unwrap()
+        .lookup("http://site.test/lost.html")
+        .unwrap()
+        .unwrap()
+        .1;
+    assert_eq!(lost.reason, "no stored body");
+    let new = st
+        .read()
+        .unwrap()
+        .lookup("http://frames.test/f2")
+        .unwrap()
+        .unwrap()
+        .1;
+    assert_eq!(new.depth, 1);
+    assert_consistent(&st, true);
+
+    let o = c.run("nlpc-list", &["-c"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("NEW\t7\n") && out.contains("SCANNED\t3\n") && out.contains("TOTAL\t10\n"),
+        "{out}"
+    );
+    let o = c.run("nlpc-list", &["--json", "-s", "scanned", "*lost*"]);
+    let out = stdout(&o);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["url"], "http://site.test/lost.html");
+    assert_eq!(v["reason"], "no stored body");
+    let o = c.run("nlpc-list", &["--auth", "base.test", "-c"]);
+    assert!(stdout(&o).contains("TOTAL\t6\n"), "{}", stdout(&o));
+}
+
+/// Pages of a synthetic site: page i links to pages i*3+1..=i*3+3 and to
+/// a shared page, so the set of links is known in advance.
+fn site_page(i: usize) -> String {
+    let mut s = String::from("<html><body>");
+    for j in 1..=3 {
+        s.push_str(&format!("<a href=\"/p{}.html\">p</a>", i * 3 + j));
+    }
+    s.push_str("<a href='/shared.html'>s</a></body></html>");
+    s
+}
+
+#[test]
+fn sigkill_mid_run_loses_and_duplicates_nothing() {
+    let c = Crawl::new();
+    let n = 1500;
+    let st = c.store();
+    for i in 0..n {
+        c.plant(
+            &st,
+            &format!("http://site.test/v{i}.html"),
+            State::Verified,
+            "text/html",
+            site_page(i).as_bytes(),
+        );
+    }
+    drop(st);
+    // Kill the daemon at different points of its run, then let a fresh one
+    // finish the work.
+    for round in 0..5 {
+        let mut child = spawn({
+            let mut cmd = c.cmd("nlpc-scan");
+            cmd.arg("--use-interval").arg("1s");
+            cmd
+        });
+        let st = c.store();
+        let target = (round + 1) * 150;
+        wait_until(Duration::from_secs(60), "scan progress", || {
+            let rd = st.read().unwrap();
+            rd.count(State::Scanned, false).unwrap() as usize >= target
+        });
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    let o = c.run("nlpc-scan", &["--once"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let st = c.store();
+    assert_eq!(urls_in(&st, State::Scanned).len(), n);
+    assert_eq!(urls_in(&st, State::Verified).len(), 0);
+    let mut want: Vec<String> = (1..=3 * n)
+        .map(|k| format!("http://site.test/p{k}.html"))
+        .collect();
+    want.push("http://site.test/shared.html".into());
+    want.sort();
+    assert_eq!(urls_in(&st, State::New), want);
+    assert_consistent(&st, true);
+}

@@ -1,0 +1,270 @@
+//! The store against real LMDB environments: dedup, collisions, versions,
+//! leases and their reclaim after the owner is killed.
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+use nlpcrawl::daemon::lease_owner_alive;
+use nlpcrawl::record::{Lease, Record, State};
+use nlpcrawl::scan::{seed, Filter};
+use nlpcrawl::store::{self, Inserted, Store};
+use nlpcrawl::Error;
+
+fn lines(v: &[&str]) -> Vec<(usize, String)> {
+    v.iter()
+        .enumerate()
+        .map(|(i, s)| (i + 1, s.to_string()))
+        .collect()
+}
+
+#[test]
+fn seeding_dedups_normalised_urls() {
+    let c = Crawl::new();
+    let st = c.store();
+    let rep = seed(
+        &st,
+        &Filter::default(),
+        lines(&[
+            "http://example.lv/a",
+            "HTTP://EXAMPLE.LV:80/a#top",
+            "http://example.lv/%7Eb",
+            "http://example.lv/~b",
+            "not a url",
+            "ftp://example.lv/",
+        ]),
+    )
+    .unwrap();
+    assert_eq!((rep.added, rep.known, rep.bad), (2, 2, 2));
+    assert_eq!(
+        urls_in(&st, State::New),
+        ["http://example.lv/a", "http://example.lv/~b"]
+    );
+    // Seeding again changes nothing, and a known record keeps its state.
+    let key = st
+        .read()
+        .unwrap()
+        .lookup("http://example.lv/a")
+        .unwrap()
+        .unwrap()
+        .0;
+    let mut w = st.write().unwrap();
+    let mut r = w.get(&key).unwrap().unwrap();
+    r.state = State::Scanned;
+    w.update(&key, &r).unwrap();
+    w.commit().unwrap();
+    let rep = seed(&st, &Filter::default(), lines(&["http://example.lv/a"])).unwrap();
+    assert_eq!((rep.added, rep.known), (0, 1));
+    assert_eq!(
+        st.read().unwrap().get(&key).unwrap().unwrap().state,
+        State::Scanned
+    );
+    assert_consistent(&st, true);
+}
+
+fn colliding(_: &[u8]) -> [u8; 16] {
+    [0xab; 16]
+}
+
+#[test]
+fn hash_collisions_keep_both_urls() {
+    let c = Crawl::new();
+    let opts = store::Options {
+        hasher: colliding,
+        ..store::Options::default()
+    };
+    let st = Store::open(&c.db(), opts).unwrap();
+    let urls: Vec<String> = (0..20).map(|i| format!("http://h{i}.lv/")).collect();
+    let mut keys = Vec::new();
+    let mut w = st.write().unwrap();
+    for u in &urls {
+        match w.insert(&Record::new(u, 5)).unwrap() {
+            Inserted::New(k) => keys.push(k),
+            other => panic!("{u}: {other:?}"),
+        }
+    }
+    // Inserting them again finds each under its own key.
+    for (u, k) in urls.iter().zip(&keys) {
+        assert_eq!(
+            w.insert(&Record::new(u, 6)).unwrap(),
+            Inserted::Known(*k, State::New)
+        );
+    }
+    w.commit().unwrap();
+    let mut distinct = keys.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), urls.len(), "colliding URLs share a key");
+    let rd = st.read().unwrap();
+    for u in &urls {
+        let (_, r) = rd.lookup(u).unwrap().unwrap();
+        assert_eq!(&r.url, u);
+    }
+    assert!(rd.lookup("http://other.lv/").unwrap().is_none());
+    assert_eq!(rd.count(State::New, false).unwrap(), 20);
+    drop(rd);
+    assert_consistent(&st, true);
+}
+
+#[test]
+fn a_database_of_another_version_is_refused() {
+    let c = Crawl::new();
+    {
+        let st = c.store();
+        st.force_format_version(99).unwrap();
+    }
+    match Store::open(&c.db(), store::Options::default()) {
+        Err(e @ Error::Version { found: 99, .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains("format version 99"), "{msg}");
+            assert!(msg.contains(&c.db().display().to_string()), "{msg}");
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("version 99 accepted"),
+    }
+    // The executables say so in one line and exit non-zero.
+    for (bin, args) in [("nlpc-list", vec![]), ("nlpc-scan", vec!["--once"])] {
+        let o = c.run(bin, &args);
+        assert_eq!(o.status.code(), Some(1), "{bin}");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{bin}: {err}");
+        assert!(err.contains("format version 99"), "{bin}: {err}");
+    }
+}
+
+#[test]
+fn listing_an_absent_database_is_a_clear_error() {
+    let c = Crawl::new();
+    let o = c.run("nlpc-list", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no nlpcrawl database"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!c.db().exists(), "a read-only listing created the database");
+}
+
+fn seed_n(st: &Store, n: usize) {
+    let urls: Vec<(usize, String)> = (0..n)
+        .map(|i| (i, format!("http://h{}.lv/p{i}", i % 7)))
+        .collect();
+    let rep = seed(st, &Filter::default(), urls).unwrap();
+    assert_eq!(rep.added, n);
+}
+
+#[test]
+fn leases_hide_records_and_finish_checks_ownership() {
+    let c = Crawl::new();
+    let st = c.store();
+    seed_n(&st, 10);
+    let mine = Lease {
+        pid: std::process::id(),
+        time: nlpcrawl::clock::real_now(),
+    };
+    let mut w = st.write().unwrap();
+    let got = w.lease(State::New, 4, mine).unwrap();
+    assert_eq!(got.len(), 4);
+    // Leased records are not handed out twice.
+    let more = w.lease(State::New, 100, mine).unwrap();
+    assert_eq!(more.len(), 6);
+    assert!(got.iter().all(|(k, _)| more.iter().all(|(m, _)| m != k)));
+    w.commit().unwrap();
+    assert_eq!(st.read().unwrap().count(State::New, true).unwrap(), 10);
+
+    // A finish under someone else's lease does nothing.
+    let (k, r) = &got[0];
+    let mut done = r.clone();
+    done.state = State::Ready;
+    let other = Lease {
+        pid: mine.pid,
+        time: mine.time + 1,
+    };
+    let mut w = st.write().unwrap();
+    assert!(!w.finish(k, &done, other).unwrap());
+    assert!(w.finish(k, &done, mine).unwrap());
+    assert!(!w.finish(k, &done, mine).unwrap(), "finished twice");
+    w.commit().unwrap();
+    let rd = st.read().unwrap();
+    assert_eq!(rd.count(State::Ready, false).unwrap(), 1);
+    assert_eq!(rd.count(State::New, true).unwrap(), 9);
+    drop(rd);
+    assert_consistent(&st, false);
+}
+
+#[test]
+fn leases_of_a_killed_process_are_reclaimed() {
+    let c = Crawl::new();
+    let st = c.store();
+    seed_n(&st, 50);
+    // A real process owns the leases, then is killed with SIGKILL.
+    let mut child = Command::new("sleep")
+        .arg("600")
+        .spawn()
+        .expect("spawn sleep");
+    let lease = Lease {
+        pid: child.id(),
+        time: nlpcrawl::clock::real_now(),
+    };
+    assert!(lease_owner_alive(lease), "a running owner counted as dead");
+    let mut w = st.write().unwrap();
+    assert_eq!(w.lease(State::New, 30, lease).unwrap().len(), 30);
+    w.commit().unwrap();
+
+    // While the owner lives, nothing is reclaimed.
+    let mut w = st.write().unwrap();
+    assert_eq!(w.reclaim(lease_owner_alive).unwrap(), 0);
+    w.commit().unwrap();
+
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!lease_owner_alive(lease));
+    let mut w = st.write().unwrap();
+    assert_eq!(w.reclaim(lease_owner_alive).unwrap(), 30);
+    w.commit().unwrap();
+    let rd = st.read().unwrap();
+    assert_eq!(rd.count(State::New, false).unwrap(), 50);
+    drop(rd);
+    assert_consistent(&st, true);
+}
+
+#[test]
+fn a_lease_from_before_the_pid_existed_is_dead() {
+    // Our own pid, but a lease taken before this process started: the pid
+    // was reused, so the owner is gone.
+    let l = Lease {
+        pid: std::process::id(),
+        time: nlpcrawl::clock::real_now() - 600,
+    };
+    assert!(!lease_owner_alive(l));
+    let l = Lease {
+        pid: std::process::id(),
+        time: nlpcrawl::clock::real_now(),
+    };
+    assert!(lease_owner_alive(l));
+    let l = Lease {
+        pid: std::process::id(),
+        time: nlpcrawl::clock::real_now() - 2 * nlpcrawl::daemon::LEASE_TIMEOUT,
+    };
+    assert!(!lease_owner_alive(l));
+}
+
+#[test]
+fn an_aborted_transaction_changes_nothing() {
+    let c = Crawl::new();
+    let st = c.store();
+    seed_n(&st, 5);
+    {
+        let mut w = st.write().unwrap();
+        w.insert(&Record::new("http://x.lv/", 1)).unwrap();
+        let l = Lease { pid: 1, time: 1 };
+        w.lease(State::New, 3, l).unwrap();
+        // Dropped without commit.
+    }
+    let rd = st.read().unwrap();
+    assert_eq!(rd.count(State::New, false).unwrap(), 5);
+    assert!(rd.lookup("http://x.lv/").unwrap().is_none());
+    drop(rd);
+    assert_consistent(&st, true);
+}
