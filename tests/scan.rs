@@ -338,3 +338,30 @@ fn sigkill_mid_run_loses_and_duplicates_nothing() {
     assert_eq!(urls_in(&st, State::New), want);
     assert_consistent(&st, true);
 }
+
+#[test]
+fn sigterm_and_sigint_stop_an_idle_daemon_cleanly() {
+    for sig in [
+        nix::sys::signal::Signal::SIGTERM,
+        nix::sys::signal::Signal::SIGINT,
+    ] {
+        let c = Crawl::new();
+        drop(c.store());
+        let mut child = spawn({
+            let mut cmd = c.cmd("nlpc-scan");
+            cmd.arg("--use-interval").arg("1h");
+            cmd
+        });
+        // The daemon announces itself once its signals are set up.
+        let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+        assert!(line.contains("started"), "{line}");
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{sig}");
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+        assert!(rest.contains("stopped"), "{sig}: {rest}");
+    }
+}
