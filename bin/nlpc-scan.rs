@@ -4,7 +4,7 @@ use std::io::BufRead;
 
 use nlpcrawl::cache::Cache;
 use nlpcrawl::daemon::{self, Daemon};
-use nlpcrawl::options::Parser;
+use nlpcrawl::options::{OrExit, Parser};
 use nlpcrawl::scan::{self, Config, Filter};
 use nlpcrawl::store::{self, Store};
 use nlpcrawl::{info, log};
@@ -71,15 +71,9 @@ fn main() {
             .map(|s| s.to_ascii_lowercase())
             .collect(),
         auth,
-        max_len: o
-            .value("max-url-length", d.max_len)
-            .unwrap_or_else(|e| e.exit()),
-        max_depth: o
-            .value("max-path-depth", d.max_depth)
-            .unwrap_or_else(|e| e.exit()),
-        max_repeat: o
-            .value("max-repeat", d.max_repeat)
-            .unwrap_or_else(|e| e.exit()),
+        max_len: o.value("max-url-length", d.max_len).or_exit(),
+        max_depth: o.value("max-path-depth", d.max_depth).or_exit(),
+        max_repeat: o.value("max-repeat", d.max_repeat).or_exit(),
     };
     let cfg = Config {
         filter,

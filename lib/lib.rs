@@ -4,15 +4,20 @@
 //! The executables in `bin/` parse options and call into this library, which
 //! holds all the logic, one module per concept.
 
+pub mod archive;
 pub mod cache;
 pub mod clock;
 pub mod daemon;
 pub mod error;
+pub mod fetch;
+pub mod http;
 pub mod links;
 pub mod list;
 pub mod log;
 pub mod options;
+pub mod politeness;
 pub mod record;
+pub mod robots;
 pub mod scan;
 pub mod store;
 pub mod url;

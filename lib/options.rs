@@ -79,6 +79,17 @@ impl Exit {
     }
 }
 
+/// Ends the program on an option error: `o.value(...).or_exit()`.
+pub trait OrExit<T> {
+    fn or_exit(self) -> T;
+}
+
+impl<T> OrExit<T> for Result<T, Exit> {
+    fn or_exit(self) -> T {
+        self.unwrap_or_else(|e| e.exit())
+    }
+}
+
 /// A daemon's option parser, preloaded with the common options.
 pub struct Parser {
     name: &'static str,

@@ -146,6 +146,8 @@ pub struct Record {
     pub last_modified: String,
     /// Bits of [`Flags`].
     pub flags: u32,
+    /// Redirects followed to reach this URL from the one first found.
+    pub redirects: u8,
 }
 
 /// Single-bit facts about a record.
@@ -187,6 +189,7 @@ impl Record {
             etag: String::new(),
             last_modified: String::new(),
             flags: 0,
+            redirects: 0,
         }
     }
 
@@ -233,6 +236,7 @@ impl Record {
         put_str(&mut w, &self.etag);
         put_str(&mut w, &self.last_modified);
         put_varint(&mut w, self.flags as u64);
+        w.push(self.redirects);
         w
     }
 
@@ -273,6 +277,7 @@ impl Record {
         let etag = r.string()?;
         let last_modified = r.string()?;
         let flags = u32::try_from(r.varint()?).map_err(|_| "flags out of range")?;
+        let redirects = r.byte()?;
         if r.at != b.len() {
             return Err("trailing bytes");
         }
@@ -300,6 +305,7 @@ impl Record {
             etag,
             last_modified,
             flags,
+            redirects,
         })
     }
 
@@ -404,6 +410,7 @@ mod tests {
         r.etag = "\"abc\"".into();
         r.last_modified = "Tue, 15 Nov 1994 12:45:26 GMT".into();
         r.flags = Flags::NOFOLLOW | Flags::SEED;
+        r.redirects = 3;
         let enc = r.encode();
         assert_eq!(Record::decode(&enc).unwrap(), r);
         assert_eq!(Record::decode_url(&enc).unwrap(), r.url);

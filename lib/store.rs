@@ -821,6 +821,22 @@ impl<'s> Write<'s> {
         Ok(out)
     }
 
+    /// Leases the record under `key` if it is in `state` and unleased;
+    /// returns it, or None when it has moved on or is taken.
+    pub fn lease_key(&mut self, key: &Key, state: State, lease: Lease) -> Result<Option<Record>> {
+        let Some(mut rec) = self.get(key)? else {
+            return Ok(None);
+        };
+        if rec.state != state || rec.lease.is_some() {
+            return Ok(None);
+        }
+        rec.lease = Some(lease);
+        self.index_del(index_byte(state, false), key)?;
+        self.index_put(index_byte(state, true), key)?;
+        self.record_put(key, &rec)?;
+        Ok(Some(rec))
+    }
+
     /// Ends `lease` on the record under `key`, storing `rec` (its new state
     /// and fields). Returns false and changes nothing when the lease is no
     /// longer the caller's (it was reclaimed), so no work is applied twice.

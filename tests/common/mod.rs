@@ -2,6 +2,8 @@
 //! the built executables, and records planted straight into a real store.
 #![allow(dead_code)]
 
+pub mod http;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -82,11 +84,36 @@ impl Crawl {
     }
 }
 
+/// Plants a READY record for `url` whose host resolved to `addr`.
+pub fn plant_ready(st: &Store, url: &str, addr: &str) -> Key {
+    let mut r = Record::new(url, 1);
+    r.state = State::Ready;
+    r.addr = addr.to_string();
+    let mut w = st.write().expect("write");
+    let key = match w.insert(&r).expect("insert") {
+        Inserted::New(k) => k,
+        Inserted::Known(..) => panic!("{url} planted twice"),
+    };
+    w.commit().expect("commit");
+    key
+}
+
+/// The record of `url`.
+pub fn record(st: &Store, url: &str) -> Record {
+    st.read()
+        .expect("read")
+        .lookup(url)
+        .expect("lookup")
+        .unwrap_or_else(|| panic!("{url} not in the database"))
+        .1
+}
+
 /// The path of a built executable of this package.
 pub fn exe(name: &str) -> PathBuf {
     let p = match name {
         "nlpc-scan" => env!("CARGO_BIN_EXE_nlpc-scan"),
         "nlpc-list" => env!("CARGO_BIN_EXE_nlpc-list"),
+        "nlpc-fetch" => env!("CARGO_BIN_EXE_nlpc-fetch"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)

@@ -1,0 +1,1001 @@
+//! nlpc-fetch: READY and DIRTY records fetched politely, per physical
+//! address, over persistent connections; robots.txt obeyed; bodies stored
+//! and earlier versions archived; records moved to FRESH, REJECTED,
+//! EXCLUDED, REDIRECT or UNREACH.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::io::{IsTerminal, Write as _};
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::archive::{Archive, Version};
+use crate::cache::Cache;
+use crate::clock;
+use crate::daemon::Daemon;
+use crate::error::Result;
+use crate::http::{self, Client, Failure, Kind, Request, Response};
+use crate::politeness::{Gate, Policy};
+use crate::record::{Flags, Lease, Record, State};
+use crate::robots::{self, Entry, RepCache, Robots};
+use crate::store::{Key, Table};
+use crate::url::{self, Base};
+use crate::{debug, info};
+
+/// How nlpc-fetch works.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub policy: Policy,
+    /// Addresses served at once (`--fetch-hosts`).
+    pub hosts: usize,
+    pub http: http::Config,
+    /// How long a robots.txt is trusted at most (`--robots-ttl`).
+    pub robots_ttl: Duration,
+    /// Redirects followed from a first URL (`--fetch-redirects`).
+    pub max_redirects: u8,
+    /// `-m`: print the monitor once a second.
+    pub monitor: bool,
+}
+
+/// A leased record waiting for, or in, a request.
+#[derive(Clone, Debug)]
+struct Job {
+    key: Key,
+    rec: Record,
+    lease: Lease,
+}
+
+/// The work of one physical address.
+struct AddrQueue {
+    gate: Gate,
+    jobs: VecDeque<Job>,
+    /// A robots.txt redirect to follow on this address: origin, URL, hops.
+    robots_redirect: Option<(String, String, u8)>,
+    /// The server answered over HTTP/2: a burst may multiplex. Over
+    /// HTTP/1.1 requests go one at a time, each on the kept-alive
+    /// connection, so no request waits out its timeout in a queue.
+    multiplexed: bool,
+}
+
+enum InFlight {
+    Page(Box<Job>),
+    Robots { origin: String, hops: u8 },
+}
+
+/// A result waiting to be committed.
+struct Outcome {
+    job: Job,
+    rec: Record,
+    inserts: Vec<Record>,
+    history: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+/// Counters for the log and the monitor.
+#[derive(Default, Clone, Copy)]
+struct Stats {
+    pages: u64,
+    bytes: u64,
+    errors: u64,
+    robots: u64,
+    connections: u64,
+}
+
+/// Records in memory per address at most: two bursts' worth, so nothing
+/// waits long under a lease.
+fn queue_cap(p: &Policy) -> usize {
+    (p.burst.max(1) * 2).max(4)
+}
+
+/// Keys looked at per fill pass.
+const FILL_SCAN: usize = 4096;
+
+/// The fetcher's state for one run.
+pub struct Fetcher<'d> {
+    d: &'d Daemon,
+    cfg: Config,
+    client: Client,
+    cache: Cache,
+    archive: Archive,
+    rep: RepCache,
+    addrs: HashMap<IpAddr, AddrQueue>,
+    robots: HashMap<String, (Arc<Robots>, u64)>,
+    robots_fetching: HashSet<String>,
+    inflight: HashMap<u64, (IpAddr, InFlight)>,
+    next_tag: u64,
+    outcomes: Vec<Outcome>,
+    /// Per-address rest to persist: address → Unix ms before which no
+    /// burst may start, so a restarted fetcher stays polite.
+    rests: HashMap<IpAddr, u64>,
+    resume: [Option<Key>; 2],
+    last_fill: Option<Instant>,
+    last_commit: Instant,
+    stats: Stats,
+    shown: (Instant, Stats),
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// X-Robots-Tag values that apply to us: returns (noindex, nofollow).
+pub fn x_robots(values: &[String]) -> (bool, bool) {
+    let (mut noindex, mut nofollow) = (false, false);
+    for v in values {
+        let mut directives = v.as_str();
+        // "botname: noindex" applies to that bot only.
+        if let Some((bot, rest)) = v.split_once(':') {
+            let bot = bot.trim();
+            if !bot.contains([',', ' ']) && !bot.eq_ignore_ascii_case("unavailable_after") {
+                if !bot.eq_ignore_ascii_case(robots::PRODUCT) {
+                    continue;
+                }
+                directives = rest;
+            }
+        }
+        for d in directives.split(',').map(|d| d.trim().to_ascii_lowercase()) {
+            match d.as_str() {
+                "noindex" => noindex = true,
+                "nofollow" => nofollow = true,
+                "none" => {
+                    noindex = true;
+                    nofollow = true
+                }
+                _ => {}
+            }
+        }
+    }
+    (noindex, nofollow)
+}
+
+/// When the response says it expires: Cache-Control max-age, else Expires.
+pub fn expiry(h: &http::Headers, now: u64) -> u64 {
+    for d in h.cache_control.split(',') {
+        if let Some(v) = d.trim().strip_prefix("max-age=") {
+            if let Ok(secs) = v.trim_matches('"').parse::<u64>() {
+                return now + secs;
+            }
+        }
+    }
+    if h.expires.is_empty() {
+        return 0;
+    }
+    // An invalid Expires (often "0" or "-1") means already expired.
+    clock::parse_http_date(&h.expires).unwrap_or(now)
+}
+
+/// The path and query of a URL: what robots.txt rules match against.
+fn path_and_query(u: &str) -> &str {
+    let o = url::origin_of(u);
+    let rest = &u[o.len()..];
+    if rest.is_empty() {
+        "/"
+    } else {
+        rest
+    }
+}
+
+impl<'d> Fetcher<'d> {
+    pub fn new(d: &'d Daemon, cfg: Config) -> Result<Fetcher<'d>> {
+        let client = Client::new(cfg.http.clone())?;
+        let c = &d.common;
+        Ok(Fetcher {
+            d,
+            client,
+            cache: Cache::new(&c.cache),
+            archive: Archive::new(&c.archive),
+            rep: RepCache::new(&c.rep),
+            cfg,
+            addrs: HashMap::new(),
+            robots: HashMap::new(),
+            robots_fetching: HashSet::new(),
+            inflight: HashMap::new(),
+            next_tag: 1,
+            outcomes: Vec::new(),
+            rests: HashMap::new(),
+            resume: [None, None],
+            last_fill: None,
+            last_commit: Instant::now(),
+            stats: Stats::default(),
+            shown: (Instant::now(), Stats::default()),
+        })
+    }
+
+    fn queued(&self) -> usize {
+        self.addrs.values().map(|a| a.jobs.len()).sum()
+    }
+
+    /// Runs until stopped or, with `--once`, until READY and DIRTY are
+    /// drained.
+    pub fn run(&mut self) -> Result<()> {
+        info!("started, database {}", self.d.common.db.display());
+        let res = self.main_loop();
+        // Whatever happened, give back what we hold so nothing waits for a
+        // reclaim.
+        self.client.abort_all();
+        let released = self.release_all();
+        res?;
+        released?;
+        info!(
+            "stopped: {} pages, {} bytes, {} errors",
+            self.stats.pages, self.stats.bytes, self.stats.errors
+        );
+        Ok(())
+    }
+
+    fn main_loop(&mut self) -> Result<()> {
+        loop {
+            if self.d.signals.stopping() {
+                return Ok(());
+            }
+            let now = Instant::now();
+            let fill_due = self
+                .last_fill
+                .is_none_or(|t| now.duration_since(t) >= Duration::from_millis(100));
+            if fill_due && self.addrs.len() <= self.cfg.hosts {
+                self.fill()?;
+                self.last_fill = Some(now);
+            }
+            self.dispatch(now)?;
+            let wait = self.wait_time(now);
+            for r in self.client.poll(wait)? {
+                self.handle(r)?;
+            }
+            if self.outcomes.len() >= 256
+                || (!self.outcomes.is_empty()
+                    && self.last_commit.elapsed() >= Duration::from_millis(100))
+            {
+                self.commit()?;
+            }
+            self.monitor();
+            if self.client.in_flight() == 0 && self.queued() == 0 && self.robots_redirects() == 0 {
+                self.commit()?;
+                if self.input_left()? {
+                    continue;
+                }
+                if self.d.common.once || self.d.signals.wait(self.d.common.interval) {
+                    return Ok(());
+                }
+                self.d.reclaim()?;
+            }
+        }
+    }
+
+    fn robots_redirects(&self) -> usize {
+        self.addrs
+            .values()
+            .filter(|a| a.robots_redirect.is_some())
+            .count()
+    }
+
+    /// True while READY or DIRTY records remain unleased.
+    fn input_left(&self) -> Result<bool> {
+        let rd = self.d.store.read()?;
+        Ok(rd.count(State::Ready, false)? + rd.count(State::Dirty, false)? > 0)
+    }
+
+    fn wait_time(&self, now: Instant) -> Duration {
+        let mut w = Duration::from_millis(50);
+        if self.client.in_flight() == 0 {
+            for a in self.addrs.values() {
+                if !a.jobs.is_empty() && !a.gate.in_burst() {
+                    w = w.min(a.gate.next_start().saturating_duration_since(now));
+                }
+            }
+        }
+        w
+    }
+
+    /// Leases READY and DIRTY records for the addresses being served (and
+    /// new addresses while there is room), walking each index from where
+    /// the last pass stopped.
+    fn fill(&mut self) -> Result<()> {
+        let cap = queue_cap(&self.cfg.policy);
+        let mut wanted: Vec<(Key, State, IpAddr)> = Vec::new();
+        {
+            let rd = self.d.store.read()?;
+            let mut room: HashMap<IpAddr, usize> = self
+                .addrs
+                .iter()
+                .map(|(a, q)| (*a, cap.saturating_sub(q.jobs.len())))
+                .collect();
+            for (i, state) in [State::Ready, State::Dirty].into_iter().enumerate() {
+                let mut seen = 0;
+                let mut last = None;
+                let from = self.resume[i];
+                rd.walk_keys(state, false, from.as_ref(), |k| {
+                    seen += 1;
+                    last = Some(k);
+                    if seen > FILL_SCAN {
+                        return Ok(false);
+                    }
+                    let Some(r) = rd.get(&k)? else {
+                        return Ok(true);
+                    };
+                    let addr = r.addr.parse::<IpAddr>().ok();
+                    let slot = match addr {
+                        Some(a) => {
+                            if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
+                                return Ok(true);
+                            }
+                            room.entry(a).or_insert(cap)
+                        }
+                        // A record without a usable address fails on its own.
+                        None => {
+                            wanted.push((k, state, IpAddr::from([0, 0, 0, 0])));
+                            return Ok(true);
+                        }
+                    };
+                    if *slot > 0 {
+                        *slot -= 1;
+                        wanted.push((k, state, addr.unwrap_or(IpAddr::from([0, 0, 0, 0]))));
+                    }
+                    Ok(true)
+                })?;
+                // Past the end: start from the beginning next time.
+                self.resume[i] = if seen > FILL_SCAN { last } else { None };
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let lease = self.d.lease();
+        let mut w = self.d.store.write()?;
+        let mut got = Vec::new();
+        for (k, state, addr) in wanted {
+            if let Some(rec) = w.lease_key(&k, state, lease)? {
+                got.push((addr, Job { key: k, rec, lease }));
+            }
+        }
+        // Rests persisted by earlier runs, for addresses new to this one.
+        let mut rests = HashMap::new();
+        for (addr, _) in &got {
+            if !self.addrs.contains_key(addr) && !rests.contains_key(addr) {
+                let until = w
+                    .table_get(Table::Addrs, addr.to_string().as_bytes())?
+                    .and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok())
+                    .map(u64::from_le_bytes)
+                    .unwrap_or(0);
+                rests.insert(*addr, until);
+            }
+        }
+        w.commit()?;
+        let now = Instant::now();
+        let now_ms = unix_ms();
+        for (addr, job) in got {
+            if job.rec.addr.parse::<IpAddr>().is_err() {
+                let mut r = job.rec.clone();
+                self.fail(&mut r, State::Unreach, "no address".into(), 0);
+                self.push_outcome(job, r, Vec::new(), None);
+                continue;
+            }
+            let q = self.addrs.entry(addr).or_insert_with(|| {
+                let until = rests.get(&addr).copied().unwrap_or(0);
+                let wait = Duration::from_millis(until.saturating_sub(now_ms));
+                AddrQueue {
+                    gate: Gate::new(addr, now + wait),
+                    jobs: VecDeque::new(),
+                    robots_redirect: None,
+                    multiplexed: false,
+                }
+            });
+            q.jobs.push_back(job);
+        }
+        Ok(())
+    }
+
+    /// The robots.txt rules of `origin`, if known and fresh: from memory,
+    /// else from the REP cache.
+    fn robots_of(&mut self, origin: &str, now: u64) -> Result<Option<Arc<Robots>>> {
+        if let Some((r, exp)) = self.robots.get(origin) {
+            if *exp > now {
+                return Ok(Some(r.clone()));
+            }
+        }
+        if let Some(e) = self.rep.load(origin)? {
+            if e.expires > now {
+                let r = Arc::new(e.robots());
+                self.robots
+                    .insert(origin.to_string(), (r.clone(), e.expires));
+                return Ok(Some(r));
+            }
+        }
+        Ok(None)
+    }
+
+    fn tag(&mut self) -> u64 {
+        self.next_tag += 1;
+        self.next_tag
+    }
+
+    /// Starts whatever requests politeness allows now.
+    fn dispatch(&mut self, now: Instant) -> Result<()> {
+        let addrs: Vec<IpAddr> = self.addrs.keys().copied().collect();
+        let wall = clock::now();
+        let mut starting: Vec<IpAddr> = Vec::new();
+        let mut requests: Vec<Request> = Vec::new();
+        for addr in addrs {
+            while let Some(q) = self.addrs.get_mut(&addr) {
+                let mut policy = self.cfg.policy;
+                if !q.multiplexed {
+                    policy.pipeline = 1;
+                }
+                if !q.gate.may_send(&policy, now) {
+                    break;
+                }
+                // A robots.txt redirect on this address goes first.
+                if let Some((origin, u, hops)) = q.robots_redirect.take() {
+                    if !q.gate.in_burst() {
+                        starting.push(addr);
+                    }
+                    q.gate.sent(None);
+                    let tag = self.tag();
+                    self.inflight
+                        .insert(tag, (addr, InFlight::Robots { origin, hops }));
+                    requests.push(Request {
+                        tag,
+                        url: u,
+                        addr,
+                        kind: Kind::Robots,
+                        headers: Vec::new(),
+                    });
+                    continue;
+                }
+                let Some(front) = q.jobs.front() else {
+                    break;
+                };
+                let origin = url::origin_of(&front.rec.url).to_string();
+                if self.robots_fetching.contains(&origin) {
+                    break;
+                }
+                match self.robots_of(&origin, wall)? {
+                    None => {
+                        // robots.txt first; it counts as a request of the burst.
+                        let Some(q) = self.addrs.get_mut(&addr) else {
+                            break;
+                        };
+                        if !q.gate.in_burst() {
+                            starting.push(addr);
+                        }
+                        q.gate.sent(None);
+                        self.robots_fetching.insert(origin.clone());
+                        let tag = self.tag();
+                        let u = format!("{origin}/robots.txt");
+                        self.inflight
+                            .insert(tag, (addr, InFlight::Robots { origin, hops: 0 }));
+                        requests.push(Request {
+                            tag,
+                            url: u,
+                            addr,
+                            kind: Kind::Robots,
+                            headers: Vec::new(),
+                        });
+                    }
+                    Some(rules) => {
+                        let Some(q) = self.addrs.get_mut(&addr) else {
+                            break;
+                        };
+                        let Some(job) = q.jobs.pop_front() else {
+                            break;
+                        };
+                        if let Some(why) = self.refused_by_robots(&rules, &job.rec.url, wall) {
+                            let mut r = job.rec.clone();
+                            let state = if rules.denies_all() || why.contains("Visit-time") {
+                                State::Unreach
+                            } else {
+                                State::Excluded
+                            };
+                            info!(
+                                "{} {}: {why}",
+                                state.name().to_ascii_lowercase(),
+                                job.rec.url
+                            );
+                            self.fail(&mut r, state, why, 0);
+                            self.push_outcome(job, r, Vec::new(), None);
+                            continue;
+                        }
+                        let Some(q) = self.addrs.get_mut(&addr) else {
+                            break;
+                        };
+                        if !q.gate.in_burst() {
+                            starting.push(addr);
+                        }
+                        q.gate.sent(rules.delay());
+                        let tag = self.tag();
+                        requests.push(Request {
+                            tag,
+                            url: job.rec.url.clone(),
+                            addr,
+                            kind: Kind::Page,
+                            headers: self.conditional_headers(&job),
+                        });
+                        self.inflight
+                            .insert(tag, (addr, InFlight::Page(Box::new(job))));
+                    }
+                }
+            }
+        }
+        if requests.is_empty() {
+            return Ok(());
+        }
+        // Before a burst leaves, record that the address is resting until
+        // at least its gap from now, so a fetcher killed mid-burst and
+        // restarted does not start another burst at once.
+        if !starting.is_empty() {
+            let now_ms = unix_ms();
+            let mut w = self.d.store.write()?;
+            for addr in &starting {
+                let rest = crate::politeness::gap(*addr, self.cfg.policy.polite, None);
+                let until = now_ms + rest.as_millis() as u64;
+                w.table_put(
+                    Table::Addrs,
+                    addr.to_string().as_bytes(),
+                    &until.to_le_bytes(),
+                )?;
+            }
+            w.commit()?;
+        }
+        for r in requests {
+            debug!("request {} at {}", r.url, r.addr);
+            self.client.start(r)?;
+        }
+        Ok(())
+    }
+
+    fn refused_by_robots(&self, rules: &Robots, u: &str, wall: u64) -> Option<String> {
+        if rules.denies_all() {
+            return Some("robots.txt unavailable".into());
+        }
+        if !rules.allowed(path_and_query(u)) {
+            return Some("disallowed by robots.txt".into());
+        }
+        if !rules.visit_allowed(((wall % 86_400) / 60) as u32) {
+            return Some("outside robots.txt Visit-time".into());
+        }
+        None
+    }
+
+    fn conditional_headers(&self, job: &Job) -> Vec<String> {
+        let r = &job.rec;
+        let mut h = Vec::new();
+        // Only a record whose body we still hold may be revalidated.
+        if r.state == State::Dirty && r.hash != [0; 32] && self.cache.path(&job.key).exists() {
+            if !r.etag.is_empty() {
+                h.push(format!("If-None-Match: {}", r.etag));
+            }
+            if !r.last_modified.is_empty() {
+                h.push(format!("If-Modified-Since: {}", r.last_modified));
+            }
+        }
+        h
+    }
+
+    fn fail(&mut self, r: &mut Record, state: State, reason: String, status: u16) {
+        if state == State::Unreach {
+            self.stats.errors += 1;
+        }
+        r.state = state;
+        r.reason = reason;
+        r.status = status;
+        r.changed = clock::now();
+    }
+
+    fn push_outcome(
+        &mut self,
+        job: Job,
+        rec: Record,
+        inserts: Vec<Record>,
+        history: Option<(Vec<u8>, Vec<u8>)>,
+    ) {
+        self.outcomes.push(Outcome {
+            job,
+            rec,
+            inserts,
+            history,
+        });
+    }
+
+    fn handle(&mut self, resp: Response) -> Result<()> {
+        let Some((addr, what)) = self.inflight.remove(&resp.tag) else {
+            return Ok(());
+        };
+        if resp.new_connection {
+            self.stats.connections += 1;
+        }
+        let now = Instant::now();
+        let policy = self.cfg.policy;
+        if let Some(q) = self.addrs.get_mut(&addr) {
+            if resp.status != 0 {
+                q.multiplexed = resp.multiplexed;
+            }
+            let more = !q.jobs.is_empty() || q.robots_redirect.is_some();
+            let was = q.gate.in_burst();
+            q.gate.finished(&policy, now, more);
+            if was && !q.gate.in_burst() {
+                let rest = q.gate.next_start().saturating_duration_since(now);
+                self.rests.insert(addr, unix_ms() + rest.as_millis() as u64);
+            }
+        }
+        match what {
+            InFlight::Robots { origin, hops } => self.robots_done(addr, origin, hops, resp)?,
+            InFlight::Page(job) => self.page_done(*job, resp)?,
+        }
+        // An address with nothing left leaves, making room for another.
+        if let Some(q) = self.addrs.get(&addr) {
+            if q.jobs.is_empty() && q.robots_redirect.is_none() && q.gate.in_flight() == 0 {
+                self.addrs.remove(&addr);
+            }
+        }
+        Ok(())
+    }
+
+    fn robots_done(
+        &mut self,
+        addr: IpAddr,
+        origin: String,
+        hops: u8,
+        resp: Response,
+    ) -> Result<()> {
+        self.stats.robots += 1;
+        let now = clock::now();
+        let status = if resp.failure.is_some() {
+            0
+        } else {
+            resp.status
+        };
+        // RFC 9309 2.3.1.2: follow at least five redirects. We follow them
+        // on the same host only, since another host's address is not ours
+        // to resolve here; any other redirect means "unavailable".
+        if (300..400).contains(&status) && hops < 5 && !resp.headers.location.is_empty() {
+            if let Some(target) = Base::parse(&resp.url)
+                .ok()
+                .and_then(|b| b.join(&resp.headers.location).ok())
+            {
+                if url::host_of(&target) == url::host_of(&resp.url) {
+                    if let Some(q) = self.addrs.get_mut(&addr) {
+                        q.robots_redirect = Some((origin, target, hops + 1));
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        let ttl = self.cfg.robots_ttl.as_secs();
+        let lifetime = match expiry(&resp.headers, now) {
+            0 => ttl,
+            t => t.saturating_sub(now).min(ttl),
+        };
+        let entry = Entry {
+            origin: origin.clone(),
+            fetched: now,
+            expires: now + lifetime.max(60),
+            status,
+            body: if (200..300).contains(&status) {
+                resp.body
+            } else {
+                Vec::new()
+            },
+        };
+        let rules = entry.robots();
+        if let Some(f) = &resp.failure {
+            info!("robots.txt {}: {f}", resp.url);
+        } else {
+            info!("robots.txt {}: {}", resp.url, status);
+        }
+        self.rep.store(&entry)?;
+        // Sitemaps listed in robots.txt become NEW records.
+        let inserts: Vec<Record> = rules
+            .sitemaps
+            .iter()
+            .filter_map(|s| url::normalise(s).ok())
+            .filter(|s| matches!(url::scheme_of(s), "http" | "https"))
+            .map(|s| Record::new(&s, now))
+            .collect();
+        if !inserts.is_empty() {
+            let mut w = self.d.store.write()?;
+            for r in &inserts {
+                w.insert(r)?;
+            }
+            w.commit()?;
+        }
+        self.robots
+            .insert(origin.clone(), (Arc::new(rules), entry.expires));
+        self.robots_fetching.remove(&origin);
+        Ok(())
+    }
+
+    fn page_done(&mut self, job: Job, resp: Response) -> Result<()> {
+        let now = clock::now();
+        let mut r = job.rec.clone();
+        r.fetched = now;
+        r.changed = now;
+        let status = resp.status;
+        if let Some(f) = &resp.failure {
+            let (state, why) = match f {
+                Failure::Rejected(why) => (State::Rejected, why.clone()),
+                other => (State::Unreach, other.to_string()),
+            };
+            info!("{} {}: {why}", state.name().to_ascii_lowercase(), r.url);
+            if state == State::Rejected {
+                r.content_type = resp.headers.content_type.clone();
+            }
+            self.fail(&mut r, state, why, status);
+            self.push_outcome(job, r, Vec::new(), None);
+            return Ok(());
+        }
+        self.stats.bytes += resp.wire_bytes;
+        match status {
+            200..=299 => self.stored(job, r, resp, now),
+            304 if job.rec.state == State::Dirty => {
+                info!("unchanged {} (304)", r.url);
+                self.stats.pages += 1;
+                r.status = 304;
+                r.state = State::Fresh;
+                r.reason.clear();
+                r.revivals = 0;
+                let e = expiry(&resp.headers, now);
+                if e != 0 {
+                    r.expires = e;
+                }
+                self.push_outcome(job, r, Vec::new(), None);
+                Ok(())
+            }
+            301 | 302 | 303 | 307 | 308 => {
+                let target = Base::parse(&r.url)
+                    .ok()
+                    .and_then(|b| b.join(&resp.headers.location).ok())
+                    .map(url::strip_session_ids);
+                let (state, why, inserts) = match target {
+                    None => (
+                        State::Unreach,
+                        format!("HTTP {status} without a usable Location"),
+                        Vec::new(),
+                    ),
+                    Some(t) if t == r.url => (State::Unreach, "redirect loop".into(), Vec::new()),
+                    Some(_) if r.redirects >= self.cfg.max_redirects => {
+                        (State::Unreach, "too many redirects".into(), Vec::new())
+                    }
+                    Some(t) if !matches!(url::scheme_of(&t), "http" | "https") => {
+                        (State::Unreach, format!("redirect to {t}"), Vec::new())
+                    }
+                    Some(t) => {
+                        let mut n = Record::new(&t, now);
+                        n.depth = r.depth;
+                        n.redirects = r.redirects + 1;
+                        (State::Redirect, format!("redirect to {t}"), vec![n])
+                    }
+                };
+                info!("{} {}: {why}", state.name().to_ascii_lowercase(), r.url);
+                self.fail(&mut r, state, why, status);
+                self.push_outcome(job, r, inserts, None);
+                Ok(())
+            }
+            _ => {
+                let why = format!("HTTP {status}");
+                info!("unreach {}: {why}", r.url);
+                self.fail(&mut r, State::Unreach, why, status);
+                self.push_outcome(job, r, Vec::new(), None);
+                Ok(())
+            }
+        }
+    }
+
+    /// A 2xx: store the body (archiving the old one if it changed), fill in
+    /// the record, and move it to FRESH.
+    fn stored(&mut self, job: Job, mut r: Record, resp: Response, now: u64) -> Result<()> {
+        let h = &resp.headers;
+        let hash = *blake3::hash(&resp.body).as_bytes();
+        let mut history = None;
+        let changed = hash != job.rec.hash;
+        if changed {
+            if job.rec.hash != [0; 32] {
+                history = self.archive_old(&job)?;
+            }
+            self.cache.write(&job.key, &resp.body)?;
+        }
+        let (noindex, nofollow) = x_robots(&h.x_robots_tag);
+        r.flags &= !(Flags::NOINDEX | Flags::NOFOLLOW);
+        if noindex {
+            r.flags |= Flags::NOINDEX;
+        }
+        if nofollow {
+            r.flags |= Flags::NOFOLLOW;
+        }
+        r.status = resp.status;
+        r.state = State::Fresh;
+        r.reason.clear();
+        r.revivals = 0;
+        r.content_type = h.content_type.clone();
+        r.charset = http::canonical_charset(&h.charset).unwrap_or_else(|| h.charset.clone());
+        r.language = h.languages.first().cloned().unwrap_or_default();
+        r.etag = h.etag.clone();
+        r.last_modified = h.last_modified.clone();
+        r.modified = clock::parse_http_date(&h.last_modified).unwrap_or(0);
+        r.expires = expiry(h, now);
+        r.size = resp.body.len() as u64;
+        r.hash = hash;
+        self.stats.pages += 1;
+        info!(
+            "fetched {} {} {} bytes{}",
+            r.url,
+            resp.status,
+            r.size,
+            if changed { "" } else { ", unchanged" }
+        );
+        self.push_outcome(job, r, Vec::new(), history);
+        Ok(())
+    }
+
+    /// Keeps the stored body of a re-fetched record in the archive, if it is
+    /// still the version the record describes.
+    fn archive_old(&mut self, job: &Job) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        let old = &job.rec;
+        let Some(body) = self.cache.read(&job.key)? else {
+            return Ok(None);
+        };
+        // After a crash between storing a new body and committing, the
+        // cache already holds the new body; the old one was archived then.
+        if *blake3::hash(&body).as_bytes() != old.hash {
+            return Ok(None);
+        }
+        self.archive
+            .keep(&self.cache.path(&job.key), &job.key, old.fetched, &old.hash)?;
+        let v = Version {
+            fetched: old.fetched,
+            hash: old.hash,
+            size: old.size,
+            status: old.status,
+            content_type: old.content_type.clone(),
+            charset: old.charset.clone(),
+        };
+        Ok(Some((
+            Version::table_key(&job.key, old.fetched),
+            v.encode(),
+        )))
+    }
+
+    /// Commits every finished record, its new links and history, and the
+    /// addresses' rests, in one transaction.
+    fn commit(&mut self) -> Result<()> {
+        if self.outcomes.is_empty() && self.rests.is_empty() {
+            return Ok(());
+        }
+        let mut w = self.d.store.write()?;
+        for o in &self.outcomes {
+            if !w.finish(&o.job.key, &o.rec, o.job.lease)? {
+                debug!("{}: lease lost, result dropped", o.rec.url);
+                continue;
+            }
+            for n in &o.inserts {
+                w.insert(n)?;
+            }
+            if let Some((k, v)) = &o.history {
+                w.table_put(Table::History, k, v)?;
+            }
+        }
+        for (addr, until) in &self.rests {
+            w.table_put(
+                Table::Addrs,
+                addr.to_string().as_bytes(),
+                &until.to_le_bytes(),
+            )?;
+        }
+        w.commit()?;
+        self.outcomes.clear();
+        self.rests.clear();
+        self.last_commit = Instant::now();
+        Ok(())
+    }
+
+    /// Returns every record still held, unchanged, to its state.
+    fn release_all(&mut self) -> Result<()> {
+        self.commit()?;
+        let mut held: Vec<Job> = Vec::new();
+        for (_, q) in self.addrs.drain() {
+            held.extend(q.jobs);
+        }
+        for (_, (_, f)) in self.inflight.drain() {
+            if let InFlight::Page(j) = f {
+                held.push(*j);
+            }
+        }
+        if held.is_empty() {
+            return Ok(());
+        }
+        let mut w = self.d.store.write()?;
+        for j in &held {
+            w.finish(&j.key, &j.rec, j.lease)?;
+        }
+        w.commit()?;
+        info!("released {} records", held.len());
+        Ok(())
+    }
+
+    /// `-m`: once a second, what is being fetched and how fast.
+    fn monitor(&mut self) {
+        if !self.cfg.monitor || self.shown.0.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let secs = self.shown.0.elapsed().as_secs_f64();
+        let (prev, s) = (self.shown.1, self.stats);
+        let mut out = String::new();
+        let tty = std::io::stdout().is_terminal();
+        if tty {
+            out.push_str("\x1b[H\x1b[2J");
+        }
+        out.push_str(&format!(
+            "nlpc-fetch: {:.1} pages/s  {:.0} bytes/s  {} errors/s  {} in flight  {} queued  {} addresses\n",
+            (s.pages - prev.pages) as f64 / secs,
+            (s.bytes - prev.bytes) as f64 / secs,
+            s.errors - prev.errors,
+            self.client.in_flight(),
+            self.queued(),
+            self.addrs.len(),
+        ));
+        if tty {
+            let now = Instant::now();
+            let mut addrs: Vec<(&IpAddr, &AddrQueue)> = self.addrs.iter().collect();
+            addrs.sort_by_key(|(a, _)| **a);
+            for (a, q) in addrs.iter().take(20) {
+                let state = if q.gate.in_burst() {
+                    "fetching".to_string()
+                } else {
+                    format!(
+                        "resting {:.1}s",
+                        q.gate
+                            .next_start()
+                            .saturating_duration_since(now)
+                            .as_secs_f64()
+                    )
+                };
+                out.push_str(&format!("  {a:<40} {:>3} queued  {state}\n", q.jobs.len()));
+            }
+        }
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(out.as_bytes());
+        let _ = o.flush();
+        self.shown = (Instant::now(), s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x_robots_tag_for_us_only() {
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(x_robots(&v(&["noindex"])), (true, false));
+        assert_eq!(x_robots(&v(&["NoIndex, NoFollow"])), (true, true));
+        assert_eq!(x_robots(&v(&["none"])), (true, true));
+        assert_eq!(x_robots(&v(&["googlebot: noindex"])), (false, false));
+        assert_eq!(x_robots(&v(&["nlpcrawl: nofollow"])), (false, true));
+        assert_eq!(
+            x_robots(&v(&["unavailable_after: 25 Jun 2010 15:00:00 PST"])),
+            (false, false)
+        );
+    }
+
+    #[test]
+    fn expiry_from_headers() {
+        let mut h = http::Headers {
+            cache_control: "public, max-age=600".into(),
+            ..http::Headers::default()
+        };
+        assert_eq!(expiry(&h, 1000), 1600);
+        h.cache_control.clear();
+        h.expires = "Sun, 06 Nov 1994 08:49:37 GMT".into();
+        assert_eq!(expiry(&h, 1000), 784_111_777);
+        h.expires = "0".into();
+        assert_eq!(expiry(&h, 1000), 1000);
+        h.expires.clear();
+        assert_eq!(expiry(&h, 1000), 0);
+    }
+
+    #[test]
+    fn robots_paths() {
+        assert_eq!(path_and_query("http://h"), "/");
+        assert_eq!(path_and_query("http://h/a?b=c"), "/a?b=c");
+    }
+}

@@ -1,0 +1,251 @@
+//! Page-fetch politeness, per physical address: a burst of a few requests,
+//! then the address is left alone for a while before its next burst.
+//!
+//! The rules are kept here, apart from the I/O, so they can be read and
+//! tested on their own:
+//! - a burst is at most `burst` requests, at most `pipeline` at a time;
+//! - when the last request of a burst finishes, the address rests for the
+//!   politeness gap: `polite`, stretched by the robots.txt delay of any
+//!   virtual host served in the burst;
+//! - a request to a virtual host with a robots.txt delay ends its burst,
+//!   so that host never sees two requests closer than its delay;
+//! - the gap is never under one second for an address that is not
+//!   loopback, whatever the options say.
+
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+/// The least gap between bursts to a non-loopback address.
+pub const FLOOR: Duration = Duration::from_secs(1);
+
+/// The politeness settings.
+#[derive(Clone, Copy, Debug)]
+pub struct Policy {
+    /// Requests per burst (`--fetch-burst`).
+    pub burst: usize,
+    /// Rest between bursts (`--fetch-polite`).
+    pub polite: Duration,
+    /// Requests in flight at once on one address (`--fetch-pipeline`).
+    pub pipeline: usize,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            burst: 2,
+            polite: Duration::from_secs(10),
+            pipeline: 6,
+        }
+    }
+}
+
+/// True for addresses of this machine, where sub-second politeness is
+/// allowed (127.0.0.0/8, ::1, and IPv4-mapped loopback).
+pub fn is_loopback(addr: IpAddr) -> bool {
+    match addr {
+        IpAddr::V4(a) => a.is_loopback(),
+        IpAddr::V6(a) => a.is_loopback() || a.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
+    }
+}
+
+/// The rest an address gets after a burst, given the longest robots.txt
+/// delay of the hosts served in it.
+pub fn gap(addr: IpAddr, polite: Duration, robots_delay: Option<Duration>) -> Duration {
+    let g = polite.max(robots_delay.unwrap_or(Duration::ZERO));
+    if is_loopback(addr) {
+        g
+    } else {
+        g.max(FLOOR)
+    }
+}
+
+/// The politeness state of one address.
+#[derive(Clone, Debug)]
+pub struct Gate {
+    addr: IpAddr,
+    /// No burst may start before this.
+    next_start: Instant,
+    in_burst: bool,
+    sent: usize,
+    in_flight: usize,
+    /// The burst may send no more (a robots.txt delay applied).
+    closed: bool,
+    /// The longest robots.txt delay met in this burst.
+    delay: Option<Duration>,
+}
+
+impl Gate {
+    /// A gate for `addr` whose first burst may start at `not_before`.
+    pub fn new(addr: IpAddr, not_before: Instant) -> Gate {
+        Gate {
+            addr,
+            next_start: not_before,
+            in_burst: false,
+            sent: 0,
+            in_flight: 0,
+            closed: false,
+            delay: None,
+        }
+    }
+
+    /// True when a request may be sent now.
+    pub fn may_send(&self, p: &Policy, now: Instant) -> bool {
+        if self.in_flight >= p.pipeline.max(1) {
+            return false;
+        }
+        if self.in_burst {
+            !self.closed && self.sent < p.burst.max(1)
+        } else {
+            now >= self.next_start
+        }
+    }
+
+    /// A request was sent; `delay` is its host's robots.txt delay, if any.
+    pub fn sent(&mut self, delay: Option<Duration>) {
+        if !self.in_burst {
+            self.in_burst = true;
+            self.sent = 0;
+            self.closed = false;
+            self.delay = None;
+        }
+        self.sent += 1;
+        self.in_flight += 1;
+        if delay.is_some_and(|d| !d.is_zero()) {
+            self.closed = true;
+            self.delay = self.delay.max(delay);
+        }
+    }
+
+    /// A request finished. `more` says whether the address has more work
+    /// queued; without it the burst ends now.
+    pub fn finished(&mut self, p: &Policy, now: Instant, more: bool) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        if self.in_flight > 0 {
+            return;
+        }
+        if self.closed || self.sent >= p.burst.max(1) || !more {
+            self.end_burst(p, now);
+        }
+    }
+
+    /// Ends the burst now: the address rests from `now`.
+    pub fn end_burst(&mut self, p: &Policy, now: Instant) {
+        if self.in_burst {
+            self.in_burst = false;
+            self.next_start = now + gap(self.addr, p.polite, self.delay);
+        }
+    }
+
+    /// When the next burst may start (meaningful between bursts).
+    pub fn next_start(&self) -> Instant {
+        self.next_start
+    }
+
+    /// Requests in flight.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    /// True while a burst is under way.
+    pub fn in_burst(&self) -> bool {
+        self.in_burst
+    }
+
+    /// Pushes the next burst back to at least `t` (a Visit-time window).
+    pub fn not_before(&mut self, t: Instant) {
+        self.next_start = self.next_start.max(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lo() -> IpAddr {
+        "127.0.0.2".parse().unwrap()
+    }
+
+    #[test]
+    fn floor_applies_off_loopback_only() {
+        let public: IpAddr = "192.0.2.1".parse().unwrap();
+        assert_eq!(gap(public, Duration::ZERO, None), FLOOR);
+        assert_eq!(gap(public, Duration::from_millis(10), None), FLOOR);
+        assert_eq!(
+            gap(lo(), Duration::from_millis(10), None),
+            Duration::from_millis(10)
+        );
+        assert_eq!(
+            gap(lo(), Duration::ZERO, Some(Duration::from_secs(3))),
+            Duration::from_secs(3)
+        );
+        assert!(is_loopback("::1".parse().unwrap()));
+        assert!(is_loopback("::ffff:127.0.0.1".parse().unwrap()));
+        assert!(!is_loopback("::ffff:10.0.0.1".parse().unwrap()));
+    }
+
+    #[test]
+    fn bursts_then_rest() {
+        let p = Policy {
+            burst: 2,
+            polite: Duration::from_secs(10),
+            pipeline: 6,
+        };
+        let t0 = Instant::now();
+        let mut g = Gate::new(lo(), t0);
+        assert!(g.may_send(&p, t0));
+        g.sent(None);
+        assert!(g.may_send(&p, t0));
+        g.sent(None);
+        assert!(!g.may_send(&p, t0), "a third request in a burst of 2");
+        g.finished(&p, t0, true);
+        assert!(!g.may_send(&p, t0));
+        let t1 = t0 + Duration::from_secs(1);
+        g.finished(&p, t1, true);
+        assert!(!g.in_burst());
+        assert_eq!(g.next_start(), t1 + Duration::from_secs(10));
+        assert!(!g.may_send(&p, t1 + Duration::from_secs(9)));
+        assert!(g.may_send(&p, t1 + Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn pipeline_limits_requests_in_flight() {
+        let p = Policy {
+            burst: 5,
+            polite: Duration::ZERO,
+            pipeline: 2,
+        };
+        let t0 = Instant::now();
+        let mut g = Gate::new(lo(), t0);
+        g.sent(None);
+        g.sent(None);
+        assert!(!g.may_send(&p, t0));
+        g.finished(&p, t0, true);
+        assert!(g.may_send(&p, t0));
+    }
+
+    #[test]
+    fn a_robots_delay_ends_the_burst_and_stretches_the_rest() {
+        let p = Policy {
+            burst: 2,
+            polite: Duration::from_millis(100),
+            pipeline: 6,
+        };
+        let t0 = Instant::now();
+        let mut g = Gate::new(lo(), t0);
+        g.sent(Some(Duration::from_secs(3)));
+        assert!(!g.may_send(&p, t0));
+        g.finished(&p, t0, true);
+        assert_eq!(g.next_start(), t0 + Duration::from_secs(3));
+    }
+
+    #[test]
+    fn an_empty_queue_ends_the_burst_early() {
+        let p = Policy::default();
+        let t0 = Instant::now();
+        let mut g = Gate::new(lo(), t0);
+        g.sent(None);
+        g.finished(&p, t0, false);
+        assert!(!g.in_burst());
+        assert!(!g.may_send(&p, t0 + Duration::from_secs(9)));
+    }
+}

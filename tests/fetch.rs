@@ -1,0 +1,594 @@
+//! nlpc-fetch against real HTTP servers on several 127.0.0.x addresses:
+//! politeness measured at the server, robots.txt, header-stage rejection,
+//! redirects, limits, content decoding, archiving, and SIGKILL mid-burst.
+
+mod common;
+
+use std::io::Write;
+use std::time::Duration;
+
+use common::http::{Reply, Server};
+use common::*;
+use nlpcrawl::archive::Version;
+use nlpcrawl::record::{Flags, State};
+use nlpcrawl::store::Table;
+
+/// Runs nlpc-fetch --once with `args` over the crawl; asserts success.
+fn fetch_once(c: &Crawl, args: &[&str]) -> String {
+    let mut all = vec!["--once"];
+    if !args.contains(&"--fetch-polite") {
+        all.extend_from_slice(&["--fetch-polite", "0"]);
+    }
+    all.extend_from_slice(args);
+    let o = c.run("nlpc-fetch", &all);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "nlpc-fetch failed: {err}");
+    err
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+#[test]
+fn bursts_and_rests_per_address_with_virtual_hosts_sharing_a_queue() {
+    let c = Crawl::new();
+    let a = Server::start("127.0.0.2");
+    let b = Server::start("127.0.0.3");
+    let st = c.store();
+    // Two virtual hosts on one address, and a second address.
+    for (srv, hosts) in [(&a, vec!["one.test", "two.test"]), (&b, vec!["three.test"])] {
+        for h in hosts {
+            for i in 0..4 {
+                let path = format!("/p{i}.html");
+                srv.route_host(h, &path, Reply::html(format!("<p>{h} {i}</p>")));
+                plant_ready(&st, &srv.url(h, &path), &srv.ip());
+            }
+        }
+    }
+    drop(st);
+    let polite = Duration::from_millis(300);
+    fetch_once(&c, &["--fetch-burst", "2", "--fetch-polite", "0.3s"]);
+    let st = c.store();
+    assert_eq!(urls_in(&st, State::Fresh).len(), 12);
+    for srv in [&a, &b] {
+        let hits = srv.hits();
+        // At most two requests (robots.txt included) per burst, then a rest:
+        // no three requests to one address within the politeness gap.
+        for w in hits.windows(3) {
+            let span = w[2].at.duration_since(w[0].at);
+            assert!(
+                span >= polite,
+                "three requests to {} within {:.3}s: {:?}",
+                srv.addr,
+                secs(span),
+                w.iter().map(|h| (&h.host, &h.path)).collect::<Vec<_>>()
+            );
+        }
+    }
+    // One address with two virtual hosts: 8 pages and 2 robots.txt.
+    assert_eq!(a.hits().len(), 10);
+    assert_eq!(b.hits().len(), 5);
+    assert_consistent(&st, true);
+}
+
+#[test]
+fn a_burst_reuses_one_connection() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.4");
+    let st = c.store();
+    for i in 0..6 {
+        let path = format!("/k{i}");
+        srv.route(&path, Reply::html(format!("page {i}")));
+        plant_ready(&st, &srv.url("keep.test", &path), &srv.ip());
+    }
+    drop(st);
+    fetch_once(&c, &["--fetch-burst", "3", "--fetch-polite", "0.1s"]);
+    let hits = srv.hits();
+    assert_eq!(hits.len(), 7, "six pages and robots.txt");
+    assert_eq!(
+        srv.connections(),
+        1,
+        "requests served on {} connections: {:?}",
+        srv.connections(),
+        hits.iter().map(|h| h.conn).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn crawl_delay_stretches_the_rest_for_its_host() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.5");
+    srv.route(
+        "/robots.txt",
+        Reply::new(200, "text/plain", "User-agent: *\nCrawl-delay: 0.5\n"),
+    );
+    let st = c.store();
+    for i in 0..4 {
+        let path = format!("/d{i}");
+        srv.route(&path, Reply::html("x"));
+        plant_ready(&st, &srv.url("slow.test", &path), &srv.ip());
+    }
+    drop(st);
+    fetch_once(&c, &["--fetch-burst", "2", "--fetch-polite", "0.05s"]);
+    let pages = srv.page_hits();
+    assert_eq!(pages.len(), 4);
+    for w in pages.windows(2) {
+        let gap = w[1].at.duration_since(w[0].at);
+        assert!(
+            gap >= Duration::from_millis(500),
+            "pages {:.3}s apart",
+            secs(gap)
+        );
+    }
+}
+
+#[test]
+fn robots_rules_are_obeyed_and_disallowed_paths_never_requested() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.6");
+    srv.route(
+        "/robots.txt",
+        Reply::new(
+            200,
+            "text/plain",
+            "# test\nUser-agent: otherbot\nDisallow: /\n\nUser-agent: nlpcrawl\nDisallow: /private\nAllow: /private/open\nDisallow: /*.pdf$\n\nSitemap: http://sitemap.test/map.xml\n",
+        ),
+    );
+    let st = c.store();
+    let paths = [
+        "/public",
+        "/private/secret",
+        "/private/open/x",
+        "/doc.pdf",
+        "/doc.pdf?x=1",
+    ];
+    for p in paths {
+        srv.route(p, Reply::html("ok"));
+        plant_ready(&st, &srv.url("rules.test", p), &srv.ip());
+    }
+    drop(st);
+    fetch_once(&c, &[]);
+    let st = c.store();
+    let state = |p: &str| record(&st, &srv.url("rules.test", p)).state;
+    assert_eq!(state("/public"), State::Fresh);
+    assert_eq!(state("/private/secret"), State::Excluded);
+    assert_eq!(state("/private/open/x"), State::Fresh);
+    assert_eq!(state("/doc.pdf"), State::Excluded);
+    assert_eq!(state("/doc.pdf?x=1"), State::Fresh);
+    assert_eq!(
+        record(&st, &srv.url("rules.test", "/private/secret")).reason,
+        "disallowed by robots.txt"
+    );
+    let asked: Vec<String> = srv.hits().iter().map(|h| h.path.clone()).collect();
+    assert!(!asked.contains(&"/private/secret".to_string()));
+    assert!(!asked.contains(&"/doc.pdf".to_string()));
+    assert_eq!(
+        asked.iter().filter(|p| *p == "/robots.txt").count(),
+        1,
+        "{asked:?}"
+    );
+    // The sitemap named in robots.txt became a NEW record.
+    assert_eq!(urls_in(&st, State::New), ["http://sitemap.test/map.xml"]);
+    // The REP cache holds the file, readable by an administrator.
+    let rep = nlpcrawl::robots::RepCache::new(c.tmp.path().join("rep"));
+    let e = rep
+        .load(&format!("http://rules.test:{}", srv.port()))
+        .unwrap()
+        .unwrap();
+    assert_eq!(e.status, 200);
+    assert!(String::from_utf8_lossy(&e.body).contains("Disallow: /private"));
+
+    // A second run uses the cached robots.txt and does not ask again.
+    let st2 = c.store();
+    srv.route("/later", Reply::html("later"));
+    plant_ready(&st2, &srv.url("rules.test", "/later"), &srv.ip());
+    drop(st2);
+    drop(st);
+    fetch_once(&c, &[]);
+    let asked: Vec<String> = srv.hits().iter().map(|h| h.path.clone()).collect();
+    assert_eq!(
+        asked.iter().filter(|p| *p == "/robots.txt").count(),
+        1,
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn robots_4xx_allows_all_and_5xx_fetches_nothing() {
+    let c = Crawl::new();
+    let ok = Server::start("127.0.0.7");
+    let down = Server::start("127.0.0.8");
+    ok.route("/robots.txt", Reply::new(404, "text/html", "no"));
+    down.route("/robots.txt", Reply::new(503, "text/html", "busy"));
+    let st = c.store();
+    for srv in [&ok, &down] {
+        srv.route("/page", Reply::html("hello"));
+        plant_ready(&st, &srv.url("h.test", "/page"), &srv.ip());
+    }
+    drop(st);
+    fetch_once(&c, &[]);
+    let st = c.store();
+    assert_eq!(record(&st, &ok.url("h.test", "/page")).state, State::Fresh);
+    let r = record(&st, &down.url("h.test", "/page"));
+    assert_eq!(r.state, State::Unreach);
+    assert_eq!(r.reason, "robots.txt unavailable");
+    assert!(
+        down.page_hits().is_empty(),
+        "a page was fetched despite a 503 robots.txt"
+    );
+}
+
+#[test]
+fn headers_reject_before_the_body_is_read() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.9");
+    let big = vec![b'x'; 8 << 20];
+    srv.route("/image.html", Reply::new(200, "image/png", big.clone()));
+    srv.route(
+        "/koi8",
+        Reply::new(200, "text/html; charset=koi8-r", big.clone()),
+    );
+    srv.route(
+        "/russian",
+        Reply::new(200, "text/html; charset=utf-8", big.clone()).header("Content-Language", "ru"),
+    );
+    srv.route(
+        "/latvian",
+        Reply::new(200, "text/html; charset=windows-1257", "labdien")
+            .header("Content-Language", "lv-LV"),
+    );
+    let st = c.store();
+    for p in ["/image.html", "/koi8", "/russian", "/latvian"] {
+        plant_ready(&st, &srv.url("typed.test", p), &srv.ip());
+    }
+    drop(st);
+    fetch_once(
+        &c,
+        &[
+            "--fetch-max-size",
+            "16M",
+            "--filter-charset",
+            "utf-8 windows-1257 iso-8859-4 iso-8859-13",
+            "--filter-lang",
+            "lv",
+        ],
+    );
+    let st = c.store();
+    let r = |p: &str| record(&st, &srv.url("typed.test", p));
+    assert_eq!(
+        (r("/image.html").state, r("/image.html").reason.as_str()),
+        (State::Rejected, "content type image/png")
+    );
+    assert_eq!(
+        (r("/koi8").state, r("/koi8").reason.as_str()),
+        (State::Rejected, "charset koi8-r")
+    );
+    assert_eq!(
+        (r("/russian").state, r("/russian").reason.as_str()),
+        (State::Rejected, "language ru")
+    );
+    let lv = r("/latvian");
+    assert_eq!(lv.state, State::Fresh);
+    assert_eq!(
+        (lv.charset.as_str(), lv.language.as_str()),
+        ("windows-1257", "lv-lv")
+    );
+    for h in srv.page_hits().iter().filter(|h| h.path != "/latvian") {
+        assert!(
+            h.sent < h.body_len,
+            "{}: the whole body ({} bytes) was sent",
+            h.path,
+            h.sent
+        );
+    }
+}
+
+#[test]
+fn redirects_become_records_and_loops_end() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.10");
+    let target = srv.url("redir.test", "/new");
+    srv.route("/old", Reply::redirect(301, &target));
+    srv.route("/loop", Reply::redirect(302, "/loop"));
+    srv.route("/far", Reply::redirect(302, "/further"));
+    let st = c.store();
+    plant_ready(&st, &srv.url("redir.test", "/old"), &srv.ip());
+    plant_ready(&st, &srv.url("redir.test", "/loop"), &srv.ip());
+    // A record that is already five redirects from where it was found.
+    let k = plant_ready(&st, &srv.url("redir.test", "/far"), &srv.ip());
+    let mut w = st.write().unwrap();
+    let mut r = w.get(&k).unwrap().unwrap();
+    r.redirects = 5;
+    w.update(&k, &r).unwrap();
+    w.commit().unwrap();
+    drop(st);
+    fetch_once(&c, &[]);
+    let st = c.store();
+    let old = record(&st, &srv.url("redir.test", "/old"));
+    assert_eq!((old.state, old.status), (State::Redirect, 301));
+    assert_eq!(old.reason, format!("redirect to {target}"));
+    let new = record(&st, &target);
+    assert_eq!((new.state, new.redirects), (State::New, 1));
+    let lp = record(&st, &srv.url("redir.test", "/loop"));
+    assert_eq!(
+        (lp.state, lp.reason.as_str()),
+        (State::Unreach, "redirect loop")
+    );
+    let far = record(&st, &srv.url("redir.test", "/far"));
+    assert_eq!(
+        (far.state, far.reason.as_str()),
+        (State::Unreach, "too many redirects")
+    );
+    // The target of a refused redirect was not queued.
+    assert!(st
+        .read()
+        .unwrap()
+        .lookup(&srv.url("redir.test", "/further"))
+        .unwrap()
+        .is_none());
+}
+
+#[test]
+fn oversized_slow_and_silent_servers_fail_cleanly() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.11");
+    srv.route("/huge", Reply::html(vec![b'a'; 3 << 20]));
+    srv.route(
+        "/slow",
+        Reply::html(vec![b'b'; 50_000]).slow(100, Duration::from_millis(200)),
+    );
+    srv.route(
+        "/silent",
+        Reply::html("late").delayed(Duration::from_secs(4)),
+    );
+    srv.route("/missing.html", Reply::new(404, "text/html", "gone"));
+    srv.route("/error", Reply::new(500, "text/html", "oops"));
+    let st = c.store();
+    for p in ["/huge", "/slow", "/silent", "/missing.html", "/error"] {
+        plant_ready(&st, &srv.url("bad.test", p), &srv.ip());
+    }
+    // A server that is not there at all.
+    plant_ready(&st, "http://nobody.test:9/", "127.0.0.12");
+    drop(st);
+    fetch_once(
+        &c,
+        &[
+            "--fetch-max-size",
+            "1M",
+            "--fetch-min-speed",
+            "2000",
+            "--fetch-slow-time",
+            "1s",
+            "--fetch-timeout",
+            "2s",
+            "--fetch-pipeline",
+            "6",
+            "--fetch-burst",
+            "6",
+        ],
+    );
+    let st = c.store();
+    let r = |u: &str| record(&st, u);
+    let reason = |p: &str| {
+        let rec = r(&srv.url("bad.test", p));
+        assert_eq!(rec.state, State::Unreach, "{p}");
+        rec.reason
+    };
+    assert_eq!(reason("/huge"), "too large");
+    assert_eq!(reason("/slow"), "too slow");
+    assert_eq!(reason("/silent"), "timeout");
+    assert_eq!(reason("/missing.html"), "HTTP 404");
+    assert_eq!(r(&srv.url("bad.test", "/missing.html")).status, 404);
+    assert_eq!(reason("/error"), "HTTP 500");
+    let nobody = r("http://nobody.test:9/");
+    assert_eq!(nobody.state, State::Unreach);
+    assert!(
+        nobody.reason.starts_with("robots.txt unavailable"),
+        "{}",
+        nobody.reason
+    );
+    // nlpc-list shows the codes.
+    let out = stdout(&c.run("nlpc-list", &["-s", "unreach"]));
+    assert!(
+        out.contains("\ttoo large\n") && out.contains("\tHTTP 404\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn compressed_bodies_are_stored_decoded_and_identity_is_sent() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.13");
+    let text = "<html><body>Sveiki! Šī ir lapa latviešu valodā.</body></html>".repeat(50);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(text.as_bytes()).unwrap();
+    srv.route(
+        "/gz",
+        Reply::new(200, "text/html; charset=utf-8", gz.finish().unwrap())
+            .header("Content-Encoding", "gzip"),
+    );
+    srv.route(
+        "/tagged",
+        Reply::html("x").header("X-Robots-Tag", "noindex, nofollow"),
+    );
+    let st = c.store();
+    let k = plant_ready(&st, &srv.url("gz.test", "/gz"), &srv.ip());
+    plant_ready(&st, &srv.url("gz.test", "/tagged"), &srv.ip());
+    drop(st);
+    fetch_once(
+        &c,
+        &[
+            "--from",
+            "crawler@example.lv",
+            "--bot-url",
+            "http://example.lv/bot",
+        ],
+    );
+    let st = c.store();
+    assert_eq!(c.cache().read(&k).unwrap().unwrap(), text.as_bytes());
+    let rec = record(&st, &srv.url("gz.test", "/gz"));
+    assert_eq!(rec.size, text.len() as u64);
+    assert_eq!(rec.hash, *blake3::hash(text.as_bytes()).as_bytes());
+    let tagged = record(&st, &srv.url("gz.test", "/tagged"));
+    assert_eq!(
+        tagged.flags & (Flags::NOINDEX | Flags::NOFOLLOW),
+        Flags::NOINDEX | Flags::NOFOLLOW
+    );
+    let hit = srv
+        .page_hits()
+        .into_iter()
+        .find(|h| h.path == "/gz")
+        .unwrap();
+    assert!(hit.headers["accept-encoding"].contains("br"));
+    assert_eq!(hit.headers["from"], "crawler@example.lv");
+    let ua = &hit.headers["user-agent"];
+    assert!(
+        ua.starts_with("nlpcrawl/") && ua.ends_with("(+http://example.lv/bot)"),
+        "{ua}"
+    );
+    assert!(hit.headers["accept"].contains("text/html"));
+}
+
+/// Moves a record to DIRTY, as nlpc-up does when it expires.
+fn make_dirty(c: &Crawl, url: &str) {
+    let st = c.store();
+    let (k, mut r) = st.read().unwrap().lookup(url).unwrap().unwrap();
+    r.state = State::Dirty;
+    let mut w = st.write().unwrap();
+    w.update(&k, &r).unwrap();
+    w.commit().unwrap();
+}
+
+#[test]
+fn a_changed_page_is_archived_and_an_unchanged_one_is_not() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.14");
+    srv.route(
+        "/news",
+        Reply::html("first version").header("ETag", "\"v1\""),
+    );
+    let st = c.store();
+    let url = srv.url("news.test", "/news");
+    let k = plant_ready(&st, &url, &srv.ip());
+    drop(st);
+    fetch_once(&c, &[]);
+    let first = record(&c.store(), &url);
+    assert_eq!((first.state, first.etag.as_str()), (State::Fresh, "\"v1\""));
+
+    // Unchanged: the conditional request gets a 304 and nothing is written.
+    make_dirty(&c, &url);
+    fetch_once(&c, &[]);
+    let hit = srv.page_hits().pop().unwrap();
+    assert_eq!(
+        hit.headers.get("if-none-match").map(String::as_str),
+        Some("\"v1\"")
+    );
+    let same = record(&c.store(), &url);
+    assert_eq!((same.state, same.status), (State::Fresh, 304));
+    assert!(
+        !c.tmp.path().join("archive").exists(),
+        "a 304 archived something"
+    );
+
+    // Changed: the old version goes to the archive, stamped with its fetch time.
+    srv.route(
+        "/news",
+        Reply::html("second version").header("ETag", "\"v2\""),
+    );
+    make_dirty(&c, &url);
+    fetch_once(&c, &[]);
+    let st = c.store();
+    let now = record(&st, &url);
+    assert_eq!(now.state, State::Fresh);
+    assert_eq!(c.cache().read(&k).unwrap().unwrap(), b"second version");
+    let mut versions = Vec::new();
+    st.read()
+        .unwrap()
+        .table_walk(Table::History, &k.0, |kk, v| {
+            versions.push(Version::decode(kk, v).unwrap());
+            Ok(true)
+        })
+        .unwrap();
+    assert_eq!(versions.len(), 1);
+    assert_eq!(versions[0].fetched, first.fetched);
+    assert_eq!(versions[0].hash, first.hash);
+    let archive = nlpcrawl::archive::Archive::new(c.tmp.path().join("archive"));
+    assert_eq!(archive.read(&k, &versions[0]).unwrap(), b"first version");
+
+    // The same body again, without validators: stored as unchanged.
+    srv.route("/news", Reply::html("second version"));
+    make_dirty(&c, &url);
+    fetch_once(&c, &[]);
+    let mut n = 0;
+    st.read()
+        .unwrap()
+        .table_walk(Table::History, &k.0, |_, _| {
+            n += 1;
+            Ok(true)
+        })
+        .unwrap();
+    assert_eq!(n, 1, "an identical body was archived");
+}
+
+#[test]
+fn sigkill_mid_burst_loses_and_duplicates_nothing() {
+    let c = Crawl::new();
+    let servers: Vec<Server> = (20..24)
+        .map(|i| Server::start(&format!("127.0.0.{i}")))
+        .collect();
+    let st = c.store();
+    let mut urls = Vec::new();
+    for (i, srv) in servers.iter().enumerate() {
+        for j in 0..60 {
+            let path = format!("/s{j}");
+            srv.route(
+                &path,
+                Reply::html(format!("server {i} page {j}")).delayed(Duration::from_millis(5)),
+            );
+            let u = srv.url(&format!("k{i}.test"), &path);
+            plant_ready(&st, &u, &srv.ip());
+            urls.push(u);
+        }
+    }
+    drop(st);
+    for round in 1..=3 {
+        let mut child = spawn({
+            let mut cmd = c.cmd("nlpc-fetch");
+            cmd.args([
+                "--fetch-polite",
+                "0.02s",
+                "--fetch-burst",
+                "2",
+                "--use-interval",
+                "1s",
+            ]);
+            cmd
+        });
+        let st = c.store();
+        wait_until(Duration::from_secs(60), "fetch progress", || {
+            st.read().unwrap().count(State::Fresh, false).unwrap() >= round * 50
+        });
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    fetch_once(&c, &["--fetch-polite", "0.02s"]);
+    let st = c.store();
+    urls.sort();
+    assert_eq!(urls_in(&st, State::Fresh), urls);
+    assert_consistent(&st, true);
+    assert!(
+        nlpcrawl::cache::temporaries(&c.cache_dir()).is_empty(),
+        "temporary files left in the cache"
+    );
+    for (i, srv) in servers.iter().enumerate() {
+        for j in 0..60 {
+            let u = srv.url(&format!("k{i}.test"), &format!("/s{j}"));
+            let (k, _) = st.read().unwrap().lookup(&u).unwrap().unwrap();
+            assert_eq!(
+                c.cache().read(&k).unwrap().unwrap(),
+                format!("server {i} page {j}").as_bytes()
+            );
+        }
+    }
+}
