@@ -13,6 +13,7 @@ pub mod list;
 pub mod log;
 pub mod options;
 pub mod record;
+pub mod resolve;
 pub mod scan;
 pub mod store;
 pub mod url;

@@ -2,6 +2,8 @@
 //! the built executables, and records planted straight into a real store.
 #![allow(dead_code)]
 
+pub mod dns;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -87,6 +89,7 @@ pub fn exe(name: &str) -> PathBuf {
     let p = match name {
         "nlpc-scan" => env!("CARGO_BIN_EXE_nlpc-scan"),
         "nlpc-list" => env!("CARGO_BIN_EXE_nlpc-list"),
+        "nlpc-resolve" => env!("CARGO_BIN_EXE_nlpc-resolve"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)
