@@ -773,10 +773,27 @@ impl Inner {
         let found = match target(host) {
             Target::Literal(ip) => Some(Outcome::Addrs(vec![ip])),
             Target::Bad => Some(Outcome::Failed("bad host name".into())),
-            Target::Name(name) => self.in_hosts_file(name),
+            Target::Name(name) => self.special_use(host).or_else(|| self.in_hosts_file(name)),
         }?;
         self.remember(host, found.clone(), NO_TTL, now);
         Some((found, true))
+    }
+
+    /// Special-use names (RFC 6761, RFC 7686) that no server is asked
+    /// about: localhost is the loopback address; .invalid and .onion names
+    /// do not exist in the DNS.
+    fn special_use(&self, host: &str) -> Option<Outcome> {
+        let host = host.trim_end_matches('.');
+        let under =
+            |zone: &str| host == zone || host.strip_suffix(zone).is_some_and(|h| h.ends_with('.'));
+        if under("localhost") {
+            let ip = match self.families.first() {
+                Some(RecordType::AAAA) => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+                _ => IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+            };
+            return Some(Outcome::Addrs(vec![ip]));
+        }
+        (under("invalid") || under("onion")).then_some(Outcome::NxDomain)
     }
 
     fn in_hosts_file(&self, name: Name) -> Option<Outcome> {

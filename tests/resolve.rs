@@ -424,6 +424,9 @@ fn private_addresses_are_refused_unless_allowed() {
         "http://127.0.0.1:8080/",
         "http://[::1]/",
         "http://169.254.169.254/latest/meta-data/",
+        "http://localhost/",
+        "http://www.localhost/",
+        "http://hidden.onion/",
     ]);
     let c = Crawl::new();
     plant(&c, &v);
@@ -440,6 +443,19 @@ fn private_addresses_are_refused_unless_allowed() {
         "http://169.254.169.254/latest/meta-data/",
         "private address 169.254.169.254",
     );
+    // Special-use names are answered without a query (RFC 6761, 7686).
+    for u in ["http://localhost/", "http://www.localhost/"] {
+        let why = record(&st, u).reason;
+        assert!(
+            why == "private address 127.0.0.1" || why == "private address ::1",
+            "{u}: {why}"
+        );
+    }
+    assert_unreach(&st, "http://hidden.onion/", "NXDOMAIN");
+    assert!(dns
+        .queries()
+        .iter()
+        .all(|q| !q.name.contains("localhost") && !q.name.contains("onion")));
     assert_consistent(&st, true);
 
     let c = Crawl::new();
@@ -452,6 +468,7 @@ fn private_addresses_are_refused_unless_allowed() {
     assert_ready(&st, "http://ll.test/", "fe80::1");
     assert_ready(&st, "http://127.0.0.1:8080/", "127.0.0.1");
     assert_ready(&st, "http://[::1]/", "::1");
+    assert_eq!(record(&st, "http://localhost/").state, State::Ready);
     assert_consistent(&st, true);
 }
 
