@@ -661,7 +661,7 @@ impl Resolver {
                 .collect::<Result<Vec<_>>>()?
         };
         let names: Vec<String> = servers.iter().map(|s| s.addr.to_string()).collect();
-        debug!("name servers: {}", names.join(" "));
+        info!("name servers {}", names.join(" "));
         Ok(Resolver {
             rt,
             inner: Inner {
@@ -682,27 +682,19 @@ impl Resolver {
         self.inner.stats
     }
 
-    /// The configuration in force.
-    pub fn config(&self) -> &Config {
-        &self.inner.cfg
-    }
-
-    /// The name servers asked, in order.
-    pub fn servers(&self) -> Vec<SocketAddr> {
-        self.inner.servers.iter().map(|s| s.addr).collect()
-    }
-
     /// Resolves host names by DNS, politely; `stop` is polled while waiting.
     /// Returns the outcomes with their TTLs. Hosts missing from the result
-    /// are unresolved: `stop` said so, or every server is resting and some
-    /// hosts were resolved already (so their records need not wait).
-    pub fn resolve(
+    /// are unresolved: `stop` said so, or every server that could take them
+    /// rests and waiting would hold up other results (some hosts resolved
+    /// already, or `eager`: the caller has other results to store).
+    fn resolve(
         &mut self,
         hosts: Vec<String>,
         stop: &dyn Fn() -> bool,
+        eager: bool,
     ) -> Vec<(String, Outcome, u32)> {
         let Resolver { rt, inner } = self;
-        rt.block_on(inner.resolve(hosts, stop))
+        rt.block_on(inner.resolve(hosts, stop, eager))
     }
 }
 
@@ -852,6 +844,7 @@ impl Inner {
         &mut self,
         hosts: Vec<String>,
         stop: &dyn Fn() -> bool,
+        eager: bool,
     ) -> Vec<(String, Outcome, u32)> {
         let mut done = Vec::new();
         let mut queue = VecDeque::new();
@@ -889,7 +882,7 @@ impl Inner {
                 let h = set.spawn(async move { dns.lookup(name, rtype).await });
                 flying.insert(h.id(), (job, si));
             }
-            if set.is_empty() && (queue.is_empty() || !done.is_empty()) {
+            if set.is_empty() && (queue.is_empty() || eager || !done.is_empty()) {
                 break;
             }
             if stop() {
@@ -898,6 +891,11 @@ impl Inner {
             let mut until = now + STOP_TICK;
             if let Some(w) = self.servers.iter().filter_map(|s| s.pacer.wake()).min() {
                 until = until.min(w);
+            }
+            if set.is_empty() {
+                // Every server that could take the queue rests.
+                tokio::time::sleep_until(until.into()).await;
+                continue;
             }
             let joined = match tokio::time::timeout_at(until.into(), set.join_next_with_id()).await
             {
@@ -1058,7 +1056,8 @@ pub fn run_batch(
     }
     if !need.is_empty() {
         debug!("{} hosts to ask of the name servers", need.len());
-        let asked = r.resolve(need, stop);
+        let eager = !results.is_empty();
+        let asked = r.resolve(need, stop, eager);
         let inner = &mut r.inner;
         let now = Instant::now();
         for (host, outcome, ttl) in asked {
@@ -1140,9 +1139,10 @@ fn finish_batch(
         };
         w.table_put(Table::Hosts, host.as_bytes(), &entry.encode())?;
         let n = per_host.get(host.as_str()).copied().unwrap_or(0);
+        let records = if n == 1 { "record" } else { "records" };
         match chosen {
-            Ok(a) => info!("{host}: {a} ({n} records)"),
-            Err(why) => info!("{host}: {why} ({n} records)"),
+            Ok(a) => info!("{host}: {a} ({n} {records})"),
+            Err(why) => info!("{host}: {why} ({n} {records})"),
         }
     }
     w.commit()?;

@@ -208,8 +208,9 @@ fn a_silent_server_times_out_after_retries() {
     let st = c.store();
     assert_unreach(&st, "http://quiet.test/", "DNS timeout");
     assert_ready(&st, "http://loud.test/", "192.0.2.4");
-    // One query and two retries, each after a full timeout: hickory's own
-    // retransmissions are off, so the server sees exactly these.
+    // One query and two retries, each after a timeout: hickory's own
+    // retransmissions are off, so the server sees exactly these. (The
+    // timeout starts before the datagram leaves, hence some slack.)
     let q: Vec<Instant> = arrivals(
         &dns.queries()
             .into_iter()
@@ -218,7 +219,7 @@ fn a_silent_server_times_out_after_retries() {
     );
     assert_eq!(q.len(), 3, "{q:?}");
     for w in q.windows(2) {
-        assert!(w[1] - w[0] >= Duration::from_millis(200), "{q:?}");
+        assert!(w[1] - w[0] >= Duration::from_millis(150), "{q:?}");
     }
     drop(st);
 
