@@ -661,7 +661,7 @@ impl Resolver {
                 .collect::<Result<Vec<_>>>()?
         };
         let names: Vec<String> = servers.iter().map(|s| s.addr.to_string()).collect();
-        info!("name servers {}", names.join(" "));
+        debug!("name servers {}", names.join(" "));
         Ok(Resolver {
             rt,
             inner: Inner {
