@@ -7,9 +7,9 @@
 //! TTL says so), so many records of one host cost one query.
 //!
 //! hickory picks among a pool's servers by itself, so every configured server
-//! gets a resolver of its own, with hickory's cache and retries turned off:
-//! every query we count is one query the server sees, and we choose the
-//! server. The rest of the suite is synchronous; the resolvers run on a
+//! gets a resolver of its own, with hickory's retries, UDP retransmissions
+//! and cache kept out of the way: every query we count is one query the
+//! server sees, and we choose the server. The rest of the suite is synchronous; the resolvers run on a
 //! current-thread tokio runtime driven only while a batch is being resolved.
 //!
 //! Per-host results also go to [`Table::Hosts`] (see [`HostEntry`]), which
