@@ -522,12 +522,15 @@ impl<'d> Fetcher<'d> {
         }
         // Before a burst leaves, record that the address is resting until
         // at least its gap from now, so a fetcher killed mid-burst and
-        // restarted does not start another burst at once.
+        // restarted does not start another burst at once. An address with
+        // no rest (loopback, politeness 0) needs no record.
+        let polite = self.cfg.policy.polite;
+        starting.retain(|a| !crate::politeness::gap(*a, polite, None).is_zero());
         if !starting.is_empty() {
             let now_ms = unix_ms();
             let mut w = self.d.store.write()?;
             for addr in &starting {
-                let rest = crate::politeness::gap(*addr, self.cfg.policy.polite, None);
+                let rest = crate::politeness::gap(*addr, polite, None);
                 let until = now_ms + rest.as_millis() as u64;
                 w.table_put(
                     Table::Addrs,

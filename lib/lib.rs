@@ -17,6 +17,7 @@ pub mod log;
 pub mod options;
 pub mod politeness;
 pub mod record;
+pub mod resolve;
 pub mod robots;
 pub mod scan;
 pub mod store;

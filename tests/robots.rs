@@ -118,6 +118,7 @@ fn draft_extensions_and_sitemaps() {
     let w = Robots::parse(b"User-agent: *\nVisit-time: 2200-0200\n");
     assert!(w.visit_allowed(23 * 60) && w.visit_allowed(60) && !w.visit_allowed(12 * 60));
     // Another group's Crawl-delay is not ours.
-    let other = Robots::parse(b"User-agent: otherbot\nCrawl-delay: 30\n\nUser-agent: *\nDisallow: /x\n");
+    let other =
+        Robots::parse(b"User-agent: otherbot\nCrawl-delay: 30\n\nUser-agent: *\nDisallow: /x\n");
     assert_eq!(other.delay(), None);
 }

@@ -124,7 +124,14 @@ fn a_database_of_another_version_is_refused() {
         Ok(_) => panic!("version 99 accepted"),
     }
     // The executables say so in one line and exit non-zero.
-    for (bin, args) in [("nlpc-list", vec![]), ("nlpc-scan", vec!["--once"])] {
+    for (bin, args) in [
+        ("nlpc-list", vec![]),
+        ("nlpc-scan", vec!["--once"]),
+        (
+            "nlpc-resolve",
+            vec!["--once", "--nameserver", "127.0.0.1:9"],
+        ),
+    ] {
         let o = c.run(bin, &args);
         assert_eq!(o.status.code(), Some(1), "{bin}");
         let err = stderr(&o);

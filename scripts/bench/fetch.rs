@@ -22,8 +22,13 @@ fn cpu_children() -> f64 {
 }
 
 fn main() {
-    let pages: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(10_000);
-    let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].into_iter().find(|p| std::path::Path::new(p).exists());
+    let pages: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(10_000);
+    let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists());
     let Some(nginx) = nginx else {
         eprintln!("fetch bench: nginx not found (apt-get install nginx-light)");
         return;
@@ -43,7 +48,11 @@ fn main() {
         bytes += body.len() * ADDRS;
         std::fs::write(root.join(format!("p{i}.html")), body).expect("page");
     }
-    std::fs::write(root.join("robots.txt"), "User-agent: *\nDisallow: /private\n").expect("robots");
+    std::fs::write(
+        root.join("robots.txt"),
+        "User-agent: *\nDisallow: /private\n",
+    )
+    .expect("robots");
     let mut listen = String::new();
     for a in 1..=ADDRS {
         let _ = writeln!(listen, "    listen 127.0.9.{a}:8089;");
@@ -73,7 +82,10 @@ fn main() {
     let urls: Vec<(String, String)> = (0..pages)
         .map(|n| {
             let a = n % ADDRS + 1;
-            (format!("http://127.0.9.{a}:8089/p{}.html", n / ADDRS), format!("127.0.9.{a}"))
+            (
+                format!("http://127.0.9.{a}:8089/p{}.html", n / ADDRS),
+                format!("127.0.9.{a}"),
+            )
         })
         .collect();
 
@@ -138,11 +150,18 @@ fn main() {
     let cpu = cpu_children() - cpu0;
     assert!(out.success(), "nlpc-fetch failed");
     let st = Store::open(&db, store::Options::default()).expect("store");
-    let fresh = st.read().expect("read").count(State::Fresh, false).expect("count");
+    let fresh = st
+        .read()
+        .expect("read")
+        .count(State::Fresh, false)
+        .expect("count");
     let _ = server.kill();
     let _ = server.wait();
 
-    println!("fetch: {pages} pages ({:.1} MB) on {ADDRS} loopback addresses, nginx", bytes as f64 / 1e6);
+    println!(
+        "fetch: {pages} pages ({:.1} MB) on {ADDRS} loopback addresses, nginx",
+        bytes as f64 / 1e6
+    );
     println!(
         "fetch: raw curl keep-alive: {raw_rate:.0} pages/s, {:.0} us CPU/page (curl)",
         raw_cpu / pages as f64 * 1e6

@@ -2,6 +2,7 @@
 //! the built executables, and records planted straight into a real store.
 #![allow(dead_code)]
 
+pub mod dns;
 pub mod http;
 
 use std::path::{Path, PathBuf};
@@ -114,6 +115,7 @@ pub fn exe(name: &str) -> PathBuf {
         "nlpc-scan" => env!("CARGO_BIN_EXE_nlpc-scan"),
         "nlpc-list" => env!("CARGO_BIN_EXE_nlpc-list"),
         "nlpc-fetch" => env!("CARGO_BIN_EXE_nlpc-fetch"),
+        "nlpc-resolve" => env!("CARGO_BIN_EXE_nlpc-resolve"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)
