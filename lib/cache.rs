@@ -74,10 +74,17 @@ impl Cache {
 /// and a rename, creating the directory as needed.
 pub fn write_atomic(path: &Path, body: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create directory", e))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("body");
     let tmp = dir.join(format!("{TEMP_PREFIX}{name}.{}", std::process::id()));
-    let res = fs::File::create(&tmp)
+    // Create the directory only when it is missing: a stat per body adds up.
+    let file = match fs::File::create(&tmp) {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create directory", e))?;
+            fs::File::create(&tmp)
+        }
+        other => other,
+    };
+    let res = file
         .and_then(|mut f| f.write_all(body))
         .and_then(|()| fs::rename(&tmp, path));
     if let Err(e) = res {

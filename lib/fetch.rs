@@ -108,6 +108,8 @@ pub struct Fetcher<'d> {
     rests: HashMap<IpAddr, u64>,
     resume: [Option<Key>; 2],
     last_fill: Option<Instant>,
+    /// An address ran out of work: fill again soon.
+    want_fill: bool,
     last_commit: Instant,
     stats: Stats,
     shown: (Instant, Stats),
@@ -197,6 +199,7 @@ impl<'d> Fetcher<'d> {
             rests: HashMap::new(),
             resume: [None, None],
             last_fill: None,
+            want_fill: false,
             last_commit: Instant::now(),
             stats: Stats::default(),
             shown: (Instant::now(), Stats::default()),
@@ -231,12 +234,16 @@ impl<'d> Fetcher<'d> {
                 return Ok(());
             }
             let now = Instant::now();
-            let fill_due = self
-                .last_fill
-                .is_none_or(|t| now.duration_since(t) >= Duration::from_millis(100));
+            // Fill every 100 ms, or at once (but not in a tight loop) when
+            // an address ran out of work.
+            let since = self.last_fill.map(|t| now.duration_since(t));
+            let fill_due = since.is_none_or(|t| {
+                t >= Duration::from_millis(100) || (self.want_fill && t >= Duration::from_millis(2))
+            });
             if fill_due && self.addrs.len() <= self.cfg.hosts {
                 self.fill()?;
                 self.last_fill = Some(now);
+                self.want_fill = false;
             }
             self.dispatch(now)?;
             let wait = self.wait_time(now);
@@ -301,14 +308,20 @@ impl<'d> Fetcher<'d> {
                 .iter()
                 .map(|(a, q)| (*a, cap.saturating_sub(q.jobs.len())))
                 .collect();
+            // Free slots in all, counting addresses not yet served; the
+            // walk stops once they are taken.
+            let mut free: usize =
+                room.values().sum::<usize>() + self.cfg.hosts.saturating_sub(room.len()) * cap;
             for (i, state) in [State::Ready, State::Dirty].into_iter().enumerate() {
                 let mut seen = 0;
                 let mut last = None;
+                let mut stopped = false;
                 let from = self.resume[i];
                 rd.walk_keys(state, false, from.as_ref(), |k| {
                     seen += 1;
                     last = Some(k);
-                    if seen > FILL_SCAN {
+                    if seen > FILL_SCAN || free == 0 {
+                        stopped = true;
                         return Ok(false);
                     }
                     let Some(r) = rd.get(&k)? else {
@@ -330,12 +343,13 @@ impl<'d> Fetcher<'d> {
                     };
                     if *slot > 0 {
                         *slot -= 1;
+                        free = free.saturating_sub(1);
                         wanted.push((k, state, addr.unwrap_or(IpAddr::from([0, 0, 0, 0]))));
                     }
                     Ok(true)
                 })?;
                 // Past the end: start from the beginning next time.
-                self.resume[i] = if seen > FILL_SCAN { last } else { None };
+                self.resume[i] = if stopped { last } else { None };
             }
         }
         if wanted.is_empty() {
@@ -627,8 +641,11 @@ impl<'d> Fetcher<'d> {
         }
         // An address with nothing left leaves, making room for another.
         if let Some(q) = self.addrs.get(&addr) {
-            if q.jobs.is_empty() && q.robots_redirect.is_none() && q.gate.in_flight() == 0 {
-                self.addrs.remove(&addr);
+            if q.jobs.is_empty() {
+                self.want_fill = true;
+                if q.robots_redirect.is_none() && q.gate.in_flight() == 0 {
+                    self.addrs.remove(&addr);
+                }
             }
         }
         Ok(())

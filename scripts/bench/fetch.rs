@@ -3,6 +3,7 @@
 //! nginx serving 100 loopback addresses.
 //!
 //! cargo bench --bench fetch [-- PAGES]   (default 10000; needs nginx and curl)
+//! FETCH_BENCH_DIR=/dev/shm cargo bench --bench fetch   (crawl files on a tmpfs)
 
 use std::fmt::Write as _;
 use std::process::{Command, Stdio};
@@ -33,7 +34,13 @@ fn main() {
         eprintln!("fetch bench: nginx not found (apt-get install nginx-light)");
         return;
     };
-    let tmp = tempfile::tempdir().expect("temporary directory");
+    // FETCH_BENCH_DIR puts the crawl (database, cache) on another file
+    // system, such as a tmpfs, to tell the fetcher's cost from the disk's.
+    let tmp = match std::env::var("FETCH_BENCH_DIR") {
+        Ok(d) => tempfile::tempdir_in(d),
+        Err(_) => tempfile::tempdir(),
+    }
+    .expect("temporary directory");
     let root = tmp.path().join("www");
     std::fs::create_dir_all(&root).expect("docroot");
     let mut bytes = 0;
@@ -133,7 +140,16 @@ fn main() {
     drop(st);
     let cpu0 = cpu_children();
     let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_nlpc-fetch"))
+    // FETCH_PERF=FILE records a profile of nlpc-fetch with perf(1).
+    let mut cmd = match std::env::var("FETCH_PERF") {
+        Ok(out) => {
+            let mut c = Command::new("perf");
+            c.args(["record", "-g", "-o", &out, env!("CARGO_BIN_EXE_nlpc-fetch")]);
+            c
+        }
+        Err(_) => Command::new(env!("CARGO_BIN_EXE_nlpc-fetch")),
+    };
+    let out = cmd
         .args(["--once", "--fetch-polite", "0", "--fetch-hosts", "64"])
         .arg("-p")
         .arg(&db)
@@ -155,7 +171,11 @@ fn main() {
         .expect("read")
         .count(State::Fresh, false)
         .expect("count");
-    let _ = server.kill();
+    // SIGTERM lets the master stop its workers; SIGKILL would orphan them.
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(server.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    );
     let _ = server.wait();
 
     println!(
