@@ -5,9 +5,12 @@
 //! holds all the logic, one module per concept.
 
 pub mod cache;
+pub mod charset;
 pub mod clock;
 pub mod daemon;
+pub mod dict;
 pub mod error;
+pub mod lang;
 pub mod links;
 pub mod list;
 pub mod log;
@@ -15,6 +18,8 @@ pub mod options;
 pub mod record;
 pub mod scan;
 pub mod store;
+pub mod text;
 pub mod url;
+pub mod vrfy;
 
 pub use error::{Error, Result};
