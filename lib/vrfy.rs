@@ -206,7 +206,7 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
         let mime = rec.content_type.split(';').next().unwrap_or("").trim();
         return v.reject(Rejection::ContentType(mime.to_ascii_lowercase()));
     };
-    // 4. The charset, and the filter.
+    // 4. The charset, recorded whatever follows.
     let http = if rec.charset.is_empty() {
         charset::content_type_charset(&rec.content_type).unwrap_or("")
     } else {
@@ -218,10 +218,9 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
         ..v
     };
     let name = det.encoding.name();
-    if !cfg.charsets.is_empty() && !cfg.charsets.contains(&det.encoding) {
-        return v.reject(Rejection::Charset(name));
-    }
     // 5. Decoding: binary data, or bytes the charset mostly cannot map.
+    // This comes before the charset filter so that an image served as
+    // text/html is called what it is.
     let doc = charset::decode(body, &det);
     let q = Quality::of(&doc);
     if q.controls as f64 > q.chars as f64 * BINARY_SHARE {
@@ -230,25 +229,27 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     if q.replaced_share() > UNDECODABLE_SHARE {
         return v.reject(Rejection::Undecodable(q.replaced_share() * 100.0));
     }
-    // 6. The visible text, and meta robots.
+    // 6. The charset filter.
+    if !cfg.charsets.is_empty() && !cfg.charsets.contains(&det.encoding) {
+        return v.reject(Rejection::Charset(name));
+    }
+    // 7. The visible text, and meta robots.
     let vis = text::visible(&doc, kind);
     if vis.noindex {
         return v.reject(Rejection::NoindexMeta);
     }
-    // 7. A charset that leaves replacement characters in the text is not
-    // the document's.
-    let tq = if q.replaced == 0 {
-        Quality::default()
-    } else {
-        Quality::of(&vis.text)
-    };
-    if tq.replaced_share() > cfg.max_replaced {
-        return v.reject(Rejection::CharsetMismatch(
-            name,
-            tq.replaced_share() * 100.0,
-        ));
+    // 8. Replacement characters in the text: mostly, it is undecodable;
+    // more than a few, the declared charset is not the document's.
+    if q.replaced > 0 {
+        let share = Quality::of(&vis.text).replaced_share();
+        if share > UNDECODABLE_SHARE {
+            return v.reject(Rejection::Undecodable(share * 100.0));
+        }
+        if share > cfg.max_replaced {
+            return v.reject(Rejection::CharsetMismatch(name, share * 100.0));
+        }
     }
-    // 8. The language, recorded whether or not it is asked for.
+    // 9. The language, recorded whether or not it is asked for.
     v.language = lang::detect(&cfg.detector, &vis.text, cfg.lang_max_text);
     if !cfg.langs.is_empty() {
         let chars = vis.text.chars().count();
@@ -268,7 +269,7 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
             ));
         }
     }
-    // 9. The dictionary.
+    // 10. The dictionary.
     if let Some(d) = &cfg.dict {
         let share = d.ratio(&vis.text).share();
         v.dict_ratio = Some(share);

@@ -87,6 +87,7 @@ pub fn exe(name: &str) -> PathBuf {
     let p = match name {
         "nlpc-scan" => env!("CARGO_BIN_EXE_nlpc-scan"),
         "nlpc-list" => env!("CARGO_BIN_EXE_nlpc-list"),
+        "nlpc-vrfy" => env!("CARGO_BIN_EXE_nlpc-vrfy"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)
