@@ -78,7 +78,7 @@ fn main() {
         .optopt(
             "",
             "lang-max-text",
-            "bytes of text sampled for language detection, 0 for all (default 4096)",
+            "bytes of text sampled for language detection, 0 for all (default 1024)",
             "n",
         );
     let o = p.parse_env();

@@ -56,7 +56,7 @@ pub struct Config {
 pub const DEFAULT_MAX_REPLACED_PCT: f64 = 1.0;
 pub const DEFAULT_LANG_MIN_CONF: f64 = 0.5;
 pub const DEFAULT_LANG_MIN_TEXT: usize = 200;
-pub const DEFAULT_LANG_MAX_TEXT: usize = 4096;
+pub const DEFAULT_LANG_MAX_TEXT: usize = 1024;
 pub const DEFAULT_DICT_PCT: f64 = 10.0;
 
 impl Default for Config {
