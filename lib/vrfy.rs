@@ -394,6 +394,68 @@ mod tests {
     }
 
     #[test]
+    fn random_documents_never_panic() {
+        // Pieces that steer the sniffer, tokenizer and segmenter into their
+        // corners, joined with random bytes.
+        let pieces: Vec<&[u8]> = vec![
+            b"<meta charset=".as_slice(),
+            b"<meta http-equiv=content-type content='text/html;charset=".as_slice(),
+            b"koi8-r'>".as_slice(),
+            b"utf-16".as_slice(),
+            b"<?xml version='1.0' encoding='".as_slice(),
+            b"?>".as_slice(),
+            b"<!--".as_slice(),
+            b"-->".as_slice(),
+            b"<script>".as_slice(),
+            b"</script>".as_slice(),
+            b"<template>".as_slice(),
+            b"<meta name=robots content=".as_slice(),
+            b"&amp;".as_slice(),
+            b"&#x".as_slice(),
+            b"\xEF\xBB\xBF".as_slice(),
+            b"\xFF\xFE".as_slice(),
+            "Rīga ".as_bytes(),
+            "ūdens ".as_bytes(),
+            b"<![CDATA[".as_slice(),
+            b"\0".as_slice(),
+            b"'\"=/ >".as_slice(),
+        ];
+        let cfg = Config {
+            langs: vec![Lang::Lav],
+            dict: Dict::from_bytes(b"r\xC4\xABga\n\xC5\xABdens\n".to_vec()).ok(),
+            ..Config::default()
+        };
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..500 {
+            let mut doc = Vec::new();
+            for _ in 0..next() % 40 {
+                let r = next();
+                if r % 3 == 0 {
+                    doc.push((r >> 8) as u8);
+                } else {
+                    doc.extend_from_slice(pieces[(r >> 8) as usize % pieces.len()]);
+                }
+            }
+            for ct in [
+                "text/html",
+                "application/xhtml+xml",
+                "text/xml",
+                "text/plain",
+            ] {
+                let v = verify(&cfg, &rec(ct, ""), Some(&doc));
+                let out = v.apply(&rec(ct, ""), 1);
+                assert_eq!(out.state == State::Rejected, !out.reason.is_empty());
+            }
+        }
+    }
+
+    #[test]
     fn verified_record_carries_measures() {
         let cfg = Config::default();
         let r = rec("text/html", "utf-8");
