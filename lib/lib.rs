@@ -6,11 +6,14 @@
 
 pub mod archive;
 pub mod cache;
+pub mod charset;
 pub mod clock;
 pub mod daemon;
+pub mod dict;
 pub mod error;
 pub mod fetch;
 pub mod http;
+pub mod lang;
 pub mod links;
 pub mod list;
 pub mod log;
@@ -21,6 +24,8 @@ pub mod resolve;
 pub mod robots;
 pub mod scan;
 pub mod store;
+pub mod text;
 pub mod url;
+pub mod vrfy;
 
 pub use error::{Error, Result};

@@ -1,0 +1,475 @@
+//! nlpc-vrfy: moves FRESH records to VERIFIED or REJECTED by checking the
+//! stored document's charset, text, language and dictionary words, and its
+//! robots directives.
+//!
+//! The checks run in a fixed order, cheapest and most certain first, and
+//! the first that fails names the reason; what each check learned (charset,
+//! language, confidence, dictionary ratio) is recorded either way.
+
+use std::fmt;
+
+use encoding_rs::{Encoding, WINDOWS_1252};
+use whatlang::{Detector, Lang};
+
+use crate::cache::Cache;
+use crate::charset::{self, Detected, Kind, Quality};
+use crate::clock;
+use crate::daemon::Daemon;
+use crate::dict::Dict;
+use crate::error::Result;
+use crate::lang;
+use crate::record::{Flags, Record, State};
+use crate::text;
+use crate::{debug, info};
+
+/// How nlpc-vrfy judges documents.
+pub struct Config {
+    /// `--filter-charset`: the charsets allowed; empty allows any.
+    pub charsets: Vec<&'static Encoding>,
+    /// `--use-charset`: for HTML and plain text that name no charset.
+    pub default_charset: &'static Encoding,
+    /// `--max-replaced`: the largest share (0 to 1) of the visible text's
+    /// characters that may be replacement characters.
+    pub max_replaced: f64,
+    /// `--filter-lang`: the languages allowed; empty allows any, and then
+    /// the language is only recorded.
+    pub langs: Vec<Lang>,
+    /// `--lang-min-conf`: the least confidence (0 to 1) in an allowed
+    /// language.
+    pub lang_min_conf: f64,
+    /// `--lang-min-text`: the fewest characters of visible text a page
+    /// needs for its language to be judged.
+    pub lang_min_text: usize,
+    /// `--lang-max-text`: bytes of text sampled for language detection; 0
+    /// gives it all.
+    pub lang_max_text: usize,
+    /// `--filter-dict`.
+    pub dict: Option<Dict>,
+    /// `--filter-dict-pct`, as a share (0 to 1).
+    pub dict_min: f64,
+    /// Records taken per transaction.
+    pub batch: usize,
+    pub detector: Detector,
+}
+
+/// Defaults, also the values the manual gives.
+pub const DEFAULT_MAX_REPLACED_PCT: f64 = 1.0;
+pub const DEFAULT_LANG_MIN_CONF: f64 = 0.5;
+pub const DEFAULT_LANG_MIN_TEXT: usize = 200;
+pub const DEFAULT_LANG_MAX_TEXT: usize = 1024;
+pub const DEFAULT_DICT_PCT: f64 = 10.0;
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            charsets: Vec::new(),
+            default_charset: WINDOWS_1252,
+            max_replaced: DEFAULT_MAX_REPLACED_PCT / 100.0,
+            langs: Vec::new(),
+            lang_min_conf: DEFAULT_LANG_MIN_CONF,
+            lang_min_text: DEFAULT_LANG_MIN_TEXT,
+            lang_max_text: DEFAULT_LANG_MAX_TEXT,
+            dict: None,
+            dict_min: DEFAULT_DICT_PCT / 100.0,
+            batch: 64,
+            detector: Detector::new(),
+        }
+    }
+}
+
+/// Why a document is rejected; its text is the record's reason.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rejection {
+    /// The file cache holds no body for the record.
+    NoBody,
+    /// The fetcher saw `X-Robots-Tag: noindex` (or `none`).
+    NoindexHeader,
+    /// Not a text document.
+    ContentType(String),
+    /// The charset, by its WHATWG name, is not in `--filter-charset`.
+    Charset(&'static str),
+    /// NUL or other control characters: binary data, not text.
+    Binary,
+    /// Mostly replacement characters, in percent.
+    Undecodable(f64),
+    /// `<meta name=robots content=noindex>`.
+    NoindexMeta,
+    /// More of the visible text than `--max-replaced` is replacement
+    /// characters: the declared charset is wrong.
+    CharsetMismatch(&'static str, f64),
+    /// Fewer characters than `--lang-min-text`.
+    TooLittleText(usize),
+    /// whatlang found no language.
+    LanguageUnknown,
+    /// A language outside `--filter-lang`.
+    Language(&'static str),
+    /// An allowed language, below `--lang-min-conf`.
+    LanguageUncertain(&'static str, f64),
+    /// Dictionary share and the least allowed, both in percent.
+    Dictionary(f64, f64),
+}
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rejection::NoBody => f.write_str("no stored body"),
+            Rejection::NoindexHeader => f.write_str("noindex (X-Robots-Tag)"),
+            Rejection::ContentType(t) => write!(f, "content type {t}"),
+            Rejection::Charset(c) => write!(f, "charset {c}"),
+            Rejection::Binary => f.write_str("undecodable (binary)"),
+            Rejection::Undecodable(p) => write!(f, "undecodable ({p:.0}% replaced)"),
+            Rejection::NoindexMeta => f.write_str("noindex (meta robots)"),
+            Rejection::CharsetMismatch(c, p) => {
+                write!(f, "charset {c} does not fit ({p:.1}% replaced)")
+            }
+            Rejection::TooLittleText(n) => write!(f, "too little text ({n} characters)"),
+            Rejection::LanguageUnknown => f.write_str("language unknown"),
+            Rejection::Language(l) => write!(f, "language {l}"),
+            Rejection::LanguageUncertain(l, c) => write!(f, "language {l} uncertain ({c:.2})"),
+            Rejection::Dictionary(r, min) => write!(f, "dictionary {r:.1}% < {min}%"),
+        }
+    }
+}
+
+/// What verifying one document found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Verdict {
+    /// None: verified.
+    pub rejection: Option<Rejection>,
+    /// The charset found and used, if the check got that far.
+    pub charset: Option<Detected>,
+    /// The language detected, if any.
+    pub language: Option<lang::Guess>,
+    /// The dictionary ratio, if a dictionary is configured and the check
+    /// got that far.
+    pub dict_ratio: Option<f64>,
+}
+
+impl Verdict {
+    fn reject(mut self, r: Rejection) -> Verdict {
+        self.rejection = Some(r);
+        self
+    }
+
+    /// The record after the verdict: state, reason and what was measured.
+    pub fn apply(&self, rec: &Record, now: u64) -> Record {
+        let mut r = rec.clone();
+        r.changed = now;
+        r.state = if self.rejection.is_some() {
+            State::Rejected
+        } else {
+            State::Verified
+        };
+        r.reason = self
+            .rejection
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if let Some(d) = &self.charset {
+            r.charset = d.encoding.name().to_string();
+        }
+        // A re-fetched page is judged afresh: nothing measured on an older
+        // body stays.
+        r.language = self
+            .language
+            .map(|g| lang::code(g.lang).to_string())
+            .unwrap_or_default();
+        r.lang_conf = self.language.map_or(0, |g| thousandths(g.confidence));
+        r.dict_ratio = self.dict_ratio.map_or(0, thousandths);
+        r
+    }
+}
+
+fn thousandths(x: f64) -> u16 {
+    (x.clamp(0.0, 1.0) * 1000.0).round() as u16
+}
+
+/// Share of control characters above which a document is binary: text has
+/// none, but a stray one in a long page is tolerated.
+const BINARY_SHARE: f64 = 0.01;
+/// Share of replaced characters above which a document is undecodable.
+const UNDECODABLE_SHARE: f64 = 0.5;
+
+/// Judges the document `body` of record `rec` (`None`: nothing stored).
+pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
+    let v = Verdict::default();
+    // 1. A body to judge.
+    let Some(body) = body else {
+        return v.reject(Rejection::NoBody);
+    };
+    // 2. The server's X-Robots-Tag, recorded by the fetcher.
+    if rec.flags & Flags::NOINDEX != 0 {
+        return v.reject(Rejection::NoindexHeader);
+    }
+    // 3. A text document.
+    let Some(kind) = Kind::of(&rec.content_type) else {
+        let mime = rec.content_type.split(';').next().unwrap_or("").trim();
+        return v.reject(Rejection::ContentType(mime.to_ascii_lowercase()));
+    };
+    // 4. The charset, recorded whatever follows.
+    let http = if rec.charset.is_empty() {
+        charset::content_type_charset(&rec.content_type).unwrap_or("")
+    } else {
+        rec.charset.as_str()
+    };
+    let det = charset::detect(body, http, kind, cfg.default_charset);
+    let mut v = Verdict {
+        charset: Some(det),
+        ..v
+    };
+    let name = det.encoding.name();
+    // 5. Decoding: binary data, or bytes the charset mostly cannot map.
+    // This comes before the charset filter so that an image served as
+    // text/html is called what it is.
+    let doc = charset::decode(body, &det);
+    let q = Quality::of(&doc);
+    if q.controls as f64 > q.chars as f64 * BINARY_SHARE {
+        return v.reject(Rejection::Binary);
+    }
+    if q.replaced_share() > UNDECODABLE_SHARE {
+        return v.reject(Rejection::Undecodable(q.replaced_share() * 100.0));
+    }
+    // 6. The charset filter.
+    if !cfg.charsets.is_empty() && !cfg.charsets.contains(&det.encoding) {
+        return v.reject(Rejection::Charset(name));
+    }
+    // 7. The visible text, and meta robots.
+    let vis = text::visible(&doc, kind);
+    if vis.noindex {
+        return v.reject(Rejection::NoindexMeta);
+    }
+    // 8. Replacement characters in the text: mostly, it is undecodable;
+    // more than a few, the declared charset is not the document's.
+    if q.replaced > 0 {
+        let share = Quality::of(&vis.text).replaced_share();
+        if share > UNDECODABLE_SHARE {
+            return v.reject(Rejection::Undecodable(share * 100.0));
+        }
+        if share > cfg.max_replaced {
+            return v.reject(Rejection::CharsetMismatch(name, share * 100.0));
+        }
+    }
+    // 9. The language, recorded whether or not it is asked for.
+    v.language = lang::detect(&cfg.detector, &vis.text, cfg.lang_max_text);
+    if !cfg.langs.is_empty() {
+        let chars = vis.text.chars().count();
+        if chars < cfg.lang_min_text {
+            return v.reject(Rejection::TooLittleText(chars));
+        }
+        let Some(g) = v.language else {
+            return v.reject(Rejection::LanguageUnknown);
+        };
+        if !cfg.langs.contains(&g.lang) {
+            return v.reject(Rejection::Language(lang::code(g.lang)));
+        }
+        if g.confidence < cfg.lang_min_conf {
+            return v.reject(Rejection::LanguageUncertain(
+                lang::code(g.lang),
+                g.confidence,
+            ));
+        }
+    }
+    // 10. The dictionary.
+    if let Some(d) = &cfg.dict {
+        let share = d.ratio(&vis.text).share();
+        v.dict_ratio = Some(share);
+        if share < cfg.dict_min {
+            return v.reject(Rejection::Dictionary(share * 100.0, cfg.dict_min * 100.0));
+        }
+    }
+    v
+}
+
+/// One FRESH → VERIFIED/REJECTED step over up to `cfg.batch` records;
+/// returns how many records were judged.
+pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
+    let lease = d.lease();
+    let batch = {
+        let mut w = d.store.write()?;
+        let b = w.lease(State::Fresh, cfg.batch, lease)?;
+        w.commit()?;
+        b
+    };
+    if batch.is_empty() {
+        return Ok(0);
+    }
+    // Reading and judging happen outside any transaction, so other daemons
+    // are not held up by them.
+    let mut results = Vec::with_capacity(batch.len());
+    for (key, rec) in &batch {
+        let body = cache.read(key)?;
+        let v = verify(cfg, rec, body.as_deref());
+        if let Some(c) = &v.charset {
+            debug!(
+                "{}: charset {} from {}",
+                rec.url,
+                c.encoding.name(),
+                c.source.name()
+            );
+        }
+        results.push(v);
+    }
+    let now = clock::now();
+    let mut w = d.store.write()?;
+    let mut done = 0;
+    for ((key, rec), v) in batch.iter().zip(&results) {
+        let new = v.apply(rec, now);
+        if !w.finish(key, &new, lease)? {
+            debug!("{}: lease lost, skipped", rec.url);
+            continue;
+        }
+        done += 1;
+        match &v.rejection {
+            Some(r) => info!("rejected {}: {r}", rec.url),
+            None => info!("verified {} ({})", rec.url, summary(v)),
+        }
+    }
+    w.commit()?;
+    Ok(done)
+}
+
+/// "lv 0.93, dict 0.41" for the log.
+fn summary(v: &Verdict) -> String {
+    let mut s = match v.language {
+        Some(g) => format!("{} {:.2}", lang::code(g.lang), g.confidence),
+        None => "language unknown".into(),
+    };
+    if let Some(r) = v.dict_ratio {
+        s.push_str(&format!(", dict {r:.2}"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(ct: &str, charset: &str) -> Record {
+        let mut r = Record::new("http://example.lv/", 1);
+        r.state = State::Fresh;
+        r.content_type = ct.into();
+        r.charset = charset.into();
+        r
+    }
+
+    #[test]
+    fn reasons_read_well() {
+        assert_eq!(
+            Rejection::Dictionary(4.25, 10.0).to_string(),
+            "dictionary 4.2% < 10%"
+        );
+        assert_eq!(
+            Rejection::LanguageUncertain("lv", 0.4166).to_string(),
+            "language lv uncertain (0.42)"
+        );
+        assert_eq!(
+            Rejection::CharsetMismatch("UTF-8", 6.33).to_string(),
+            "charset UTF-8 does not fit (6.3% replaced)"
+        );
+    }
+
+    #[test]
+    fn early_checks() {
+        let cfg = Config::default();
+        assert_eq!(
+            verify(&cfg, &rec("", ""), None).rejection,
+            Some(Rejection::NoBody)
+        );
+        let mut r = rec("text/html", "");
+        r.flags |= Flags::NOINDEX;
+        assert_eq!(
+            verify(&cfg, &r, Some(b"<p>x")).rejection,
+            Some(Rejection::NoindexHeader)
+        );
+        assert_eq!(
+            verify(&cfg, &rec("image/png; q=1", ""), Some(b"\x89PNG")).rejection,
+            Some(Rejection::ContentType("image/png".into()))
+        );
+        let png =
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\x01\0\0\0\x01\0\x08\x06\0\0\0\x5c\x72\xa8\x66";
+        assert_eq!(
+            verify(&cfg, &rec("text/html", ""), Some(png)).rejection,
+            Some(Rejection::Binary)
+        );
+    }
+
+    #[test]
+    fn random_documents_never_panic() {
+        // Pieces that steer the sniffer, tokenizer and segmenter into their
+        // corners, joined with random bytes.
+        let pieces: Vec<&[u8]> = vec![
+            b"<meta charset=".as_slice(),
+            b"<meta http-equiv=content-type content='text/html;charset=".as_slice(),
+            b"koi8-r'>".as_slice(),
+            b"utf-16".as_slice(),
+            b"<?xml version='1.0' encoding='".as_slice(),
+            b"?>".as_slice(),
+            b"<!--".as_slice(),
+            b"-->".as_slice(),
+            b"<script>".as_slice(),
+            b"</script>".as_slice(),
+            b"<template>".as_slice(),
+            b"<meta name=robots content=".as_slice(),
+            b"&amp;".as_slice(),
+            b"&#x".as_slice(),
+            b"\xEF\xBB\xBF".as_slice(),
+            b"\xFF\xFE".as_slice(),
+            "Rīga ".as_bytes(),
+            "ūdens ".as_bytes(),
+            b"<![CDATA[".as_slice(),
+            b"\0".as_slice(),
+            b"'\"=/ >".as_slice(),
+        ];
+        let cfg = Config {
+            langs: vec![Lang::Lav],
+            dict: Dict::from_bytes(b"r\xC4\xABga\n\xC5\xABdens\n".to_vec()).ok(),
+            ..Config::default()
+        };
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..500 {
+            let mut doc = Vec::new();
+            for _ in 0..next() % 40 {
+                let r = next();
+                if r % 3 == 0 {
+                    doc.push((r >> 8) as u8);
+                } else {
+                    doc.extend_from_slice(pieces[(r >> 8) as usize % pieces.len()]);
+                }
+            }
+            for ct in [
+                "text/html",
+                "application/xhtml+xml",
+                "text/xml",
+                "text/plain",
+            ] {
+                let v = verify(&cfg, &rec(ct, ""), Some(&doc));
+                let out = v.apply(&rec(ct, ""), 1);
+                assert_eq!(out.state == State::Rejected, !out.reason.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn verified_record_carries_measures() {
+        let cfg = Config::default();
+        let r = rec("text/html", "utf-8");
+        let v = verify(
+            &cfg,
+            &r,
+            Some("<p>Latvija ir valsts Baltijas jūras austrumu krastā, un tās galvaspilsēta ir Rīga.".as_bytes()),
+        );
+        assert_eq!(v.rejection, None);
+        let out = v.apply(&r, 7);
+        assert_eq!(out.state, State::Verified);
+        assert_eq!(out.charset, "UTF-8");
+        assert_eq!(out.language, "lv");
+        assert_eq!(out.reason, "");
+        assert_eq!(out.changed, 7);
+    }
+}

@@ -1,0 +1,458 @@
+//! nlpc-vrfy throughput, language accuracy and dictionary size.
+//!
+//! cargo bench --bench vrfy
+//!
+//! Prints, on one core: MB/s of HTML verified for pages of about 2 KB,
+//! 50 KB and 1 MB (Latvian news pages with menus, scripts and styles, under
+//! a Latvian crawl's options), where the time goes, the language accuracy
+//! on the test corpus with and without the cap on the text given to
+//! whatlang, and the load time and memory of a 5-million-word dictionary.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use nlpcrawl::charset::{self, Kind, Quality};
+use nlpcrawl::dict::Dict;
+use nlpcrawl::lang;
+use nlpcrawl::record::{Record, State};
+use nlpcrawl::text;
+use nlpcrawl::vrfy::{verify, Config};
+
+fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/vrfy")
+}
+
+/// The paragraphs of the Latvian corpus pages, as text.
+fn latvian_paragraphs() -> Vec<String> {
+    let mut out = Vec::new();
+    for f in [
+        "lv-daugava-utf8.html",
+        "lv-riga-latin7.xhtml",
+        "lv-mezi-win1257.txt",
+    ] {
+        let body = std::fs::read(corpus().join(f)).expect("corpus file");
+        let kind = if f.ends_with(".txt") {
+            Kind::Plain
+        } else {
+            Kind::Html
+        };
+        let http = if kind == Kind::Plain {
+            "windows-1257"
+        } else {
+            ""
+        };
+        let det = charset::detect(&body, http, kind, encoding_rs::WINDOWS_1252);
+        let doc = charset::decode(&body, &det);
+        let t = text::visible(&doc, kind).text;
+        // Sentences, regrouped into paragraphs of three.
+        let sentences: Vec<&str> = t.split(". ").collect();
+        for ch in sentences.chunks(3) {
+            out.push(ch.join(". ") + ".");
+        }
+    }
+    out
+}
+
+/// A Latvian news page of about `size` bytes: head with scripts and
+/// styles, a menu, paragraphs with inline markup and entities, tables,
+/// a footer.
+fn page(i: usize, size: usize, paras: &[String]) -> String {
+    let mut s = String::from(
+        "<!DOCTYPE html><html lang=lv><head><meta charset=utf-8><title>Ziņas</title>\
+         <link rel=stylesheet href=/s.css><script>var x = '<a href=/no>'; function f(){return 1<2;}\
+         window.dataLayer=window.dataLayer||[];</script>\
+         <style>body{margin:0} .nav a{padding:0 4px}</style></head><body><div class=nav>",
+    );
+    // A menu of up to 30 sections; a small page has room for a few.
+    for j in 0..(size / 1000).clamp(4, 30) {
+        s.push_str(&format!(
+            "<a href=\"/sadala/{j}/\" class=\"nav-link\">Sadaļa {j}</a> | "
+        ));
+    }
+    s.push_str("</div><main><article><h1>Jaunākās ziņas</h1>");
+    let mut p = i;
+    while s.len() + 200 < size {
+        let para = &paras[p % paras.len()];
+        s.push_str("<p>");
+        // Some inline markup and entities, as real articles have.
+        let words: Vec<&str> = para.split(' ').collect();
+        for (k, w) in words.iter().enumerate() {
+            match k % 17 {
+                5 => s.push_str(&format!("<strong>{w}</strong> ")),
+                11 => s.push_str(&format!("<a href=\"/raksts/{p}-{k}.html\">{w}</a> ")),
+                _ => {
+                    s.push_str(w);
+                    s.push(' ');
+                }
+            }
+        }
+        s.push_str("&ndash; <em>LETA</em></p>\n");
+        if p.is_multiple_of(7) {
+            s.push_str("<table><tr><td>1.</td><td>Rīga</td></tr><tr><td><img src=x.png alt=''></td><td>&copy; 2024</td></tr></table>");
+        }
+        p += 1;
+    }
+    s.push_str("</article></main><!-- footer --><footer><a href=mailto:x@y.lv>pasts</a> Visas tiesības aizsargātas.</footer></body></html>");
+    s
+}
+
+fn record() -> Record {
+    let mut r = Record::new("http://example.lv/zinas/1.html", 1);
+    r.state = State::Fresh;
+    r.content_type = "text/html".into();
+    r
+}
+
+fn strict(dict: Dict) -> Config {
+    Config {
+        charsets: ["utf-8", "windows-1257", "iso-8859-4", "iso-8859-13"]
+            .iter()
+            .filter_map(|l| charset::resolve(l))
+            .collect(),
+        langs: vec![whatlang::Lang::Lav],
+        dict: Some(dict),
+        ..Config::default()
+    }
+}
+
+fn secs_per_byte(f: impl Fn(&str), pages: &[String]) -> f64 {
+    let bytes: usize = pages.iter().map(String::len).sum();
+    let t = Instant::now();
+    for p in pages {
+        f(p);
+    }
+    t.elapsed().as_secs_f64() / bytes as f64
+}
+
+/// MB/s of verification over `pages` (the best of three rounds, since
+/// the machine is shared and the slower rounds measure the neighbours), how
+/// many were verified, and the first rejection's reason.
+fn throughput(cfg: &Config, pages: &[String], rec: &Record) -> (f64, usize, String) {
+    let bytes: usize = pages.iter().map(String::len).sum();
+    let mut best = 0f64;
+    let mut verified = 0;
+    let mut why = String::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        verified = 0;
+        for p in pages {
+            match verify(cfg, rec, Some(p.as_bytes())).rejection {
+                None => verified += 1,
+                Some(r) if why.is_empty() => why = r.to_string(),
+                Some(_) => {}
+            }
+        }
+        best = best.max(bytes as f64 / t.elapsed().as_secs_f64() / 1e6);
+    }
+    (best, verified, why)
+}
+
+/// The corpus pages whose language the manifest names, with their records.
+fn corpus_cases() -> Vec<(Record, Vec<u8>, String)> {
+    let manifest = std::fs::read_to_string(corpus().join("MANIFEST")).expect("MANIFEST");
+    let mut out = Vec::new();
+    for l in manifest.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = l.split('\t').collect();
+        if f.len() < 5 || f[4].len() != 2 {
+            continue;
+        }
+        let mut r = Record::new(&format!("http://corpus.test/{}", f[0]), 1);
+        r.content_type = if f[1] == "-" { "" } else { f[1] }.into();
+        r.charset = if f[2] == "-" { "" } else { f[2] }.into();
+        let body = std::fs::read(corpus().join(f[0])).expect("corpus file");
+        out.push((r, body, f[4].to_string()));
+    }
+    out
+}
+
+/// Long pages made of each corpus page's text, repeated to about 60 KB
+/// between a long English menu and footer: the case where the start of the
+/// text is not in the page's language.
+fn long_variants(cases: &[(Record, Vec<u8>, String)]) -> Vec<(Record, Vec<u8>, String)> {
+    let menu: String = (0..120)
+        .map(|i| {
+            format!("<a href=/{i}>Home News Contact Privacy policy Cookie settings Subscribe</a> ")
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (r, body, want) in cases {
+        let kind = Kind::of(&r.content_type).unwrap_or(Kind::Html);
+        let det = charset::detect(body, &r.charset, kind, encoding_rs::WINDOWS_1252);
+        let t = text::visible(&charset::decode(body, &det), kind).text;
+        let mut page = format!("<html><head><meta charset=utf-8></head><body><nav>{menu}</nav>");
+        while page.len() < 60_000 {
+            page.push_str("<p>");
+            page.push_str(&t.replace('&', "&amp;").replace('<', "&lt;"));
+            page.push_str("</p>");
+        }
+        page.push_str(&format!("<footer>{menu}</footer></body></html>"));
+        let mut r = r.clone();
+        r.content_type = "text/html".into();
+        r.charset = String::new();
+        out.push((r, page.into_bytes(), want.clone()));
+    }
+    out
+}
+
+fn accuracy(cases: &[(Record, Vec<u8>, String)], cap: usize) -> (usize, usize, f64) {
+    let cfg = Config {
+        lang_max_text: cap,
+        ..Config::default()
+    };
+    let t = Instant::now();
+    let right = cases
+        .iter()
+        .filter(|(r, body, want)| {
+            let v = verify(&cfg, r, Some(body));
+            v.language.map(|g| lang::code(g.lang)) == Some(want.as_str())
+        })
+        .count();
+    (right, cases.len(), t.elapsed().as_secs_f64() * 1e3)
+}
+
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Writes `n` distinct made-up Latvian-looking words, one a line.
+fn write_big_dict(path: &Path, n: usize) -> usize {
+    const SYL: &[&str] = &[
+        "ka", "ra", "ta", "la", "ma", "na", "pa", "sa", "va", "da", "ga", "ba", "zī", "šū", "ņe",
+        "ļa", "ķe", "ģi", "čo", "ža", "me", "ne", "re", "se", "te", "ve", "ri", "li", "ni", "ti",
+        "ku", "ru", "tu", "lu", "ā", "ē", "ī", "ū", "e", "o",
+    ];
+    const END: &[&str] = &[
+        "", "s", "a", "i", "u", "as", "am", "ai", "ām", "os", "ās", "iem", "ēm", "ot", "ošs",
+    ];
+    let f = std::fs::File::create(path).expect("create dictionary");
+    let mut w = std::io::BufWriter::new(f);
+    let mut bytes = 0;
+    for i in 0..n {
+        // A mixed-radix spelling of i: distinct for distinct i.
+        let mut k = i;
+        let mut word = String::new();
+        loop {
+            word.push_str(SYL[k % SYL.len()]);
+            k /= SYL.len();
+            if k == 0 {
+                break;
+            }
+        }
+        word.push('-');
+        word.push_str(END[i % END.len()]);
+        bytes += word.len() + 1;
+        writeln!(w, "{word}").expect("write dictionary");
+    }
+    w.flush().expect("write dictionary");
+    bytes
+}
+
+/// Sections to run: the arguments after `--`, or all.
+fn wanted(section: &str) -> bool {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    args.is_empty() || args.iter().any(|a| a == section)
+}
+
+fn main() {
+    let paras = latvian_paragraphs();
+    let test_dict = Dict::load(&corpus().join("lv.dict")).expect("lv.dict");
+    let cfg = strict(test_dict);
+    let rec = record();
+    let sizes = [
+        ("2 KB", 2_000usize, 5000usize),
+        ("50 KB", 50_000, 400),
+        ("1 MB", 1_000_000, 20),
+    ];
+    let sets: Vec<(&str, Vec<String>)> = sizes
+        .iter()
+        .map(|&(label, size, count)| (label, (0..count).map(|i| page(i, size, &paras)).collect()))
+        .collect();
+    if wanted("speed") {
+        speed(&cfg, &rec, &paras, &sets);
+    }
+    if wanted("accuracy") {
+        accuracy_table(cfg.lang_max_text);
+    }
+    if wanted("dict") {
+        big_dictionary(&rec, &sets);
+    }
+}
+
+/// Throughput and where the time goes.
+fn speed(cfg: &Config, rec: &Record, paras: &[String], sets: &[(&str, Vec<String>)]) {
+    println!(
+        "verification on one core, Latvian crawl options, test dictionary ({} words):",
+        cfg.dict.as_ref().map_or(0, Dict::len)
+    );
+    for (label, pages) in sets {
+        let (mbs, ok, why) = throughput(cfg, pages, rec);
+        println!(
+            "  pages of ~{label}: {mbs:.1} MB/s ({} pages, {ok} verified{})",
+            pages.len(),
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!("; rejected: {why}")
+            }
+        );
+    }
+
+    // Where the time goes, per stage, on the 50 KB pages.
+    let pages = &sets[1].1;
+    let det = charset::Detected {
+        encoding: encoding_rs::UTF_8,
+        source: charset::Source::Meta,
+        bom_len: 0,
+    };
+    let texts: Vec<String> = pages
+        .iter()
+        .map(|p| text::visible(p, Kind::Html).text)
+        .collect();
+    let text_share = texts.iter().map(String::len).sum::<usize>() as f64
+        / pages.iter().map(String::len).sum::<usize>() as f64;
+    let ns = |x: f64| x * 1e9;
+    let sniff = secs_per_byte(
+        |p| {
+            charset::detect(p.as_bytes(), "", Kind::Html, encoding_rs::WINDOWS_1252);
+        },
+        pages,
+    );
+    let decode = secs_per_byte(
+        |p| {
+            Quality::of(&charset::decode(p.as_bytes(), &det));
+        },
+        pages,
+    );
+    let extract = secs_per_byte(
+        |p| {
+            text::visible(p, Kind::Html);
+        },
+        pages,
+    );
+    let html_bytes: usize = pages.iter().map(String::len).sum();
+    let per_html = |f: &dyn Fn(&str)| {
+        let t = Instant::now();
+        for x in &texts {
+            f(x);
+        }
+        t.elapsed().as_secs_f64() / html_bytes as f64
+    };
+    let detector = whatlang::Detector::new();
+    let lang_capped = per_html(&|t| {
+        lang::detect(&detector, t, cfg.lang_max_text);
+    });
+    let lang_full = per_html(&|t| {
+        lang::detect(&detector, t, 0);
+    });
+    let d = cfg.dict.as_ref().expect("dictionary");
+    let dict = per_html(&|t| {
+        d.ratio(t);
+    });
+    println!(
+        "  where the time goes (50 KB pages, ns per HTML byte; text is {:.0}% of the HTML):",
+        text_share * 100.0
+    );
+    println!(
+        "    charset sniffing {:.2}, decoding and checking {:.2}, visible text {:.2}, \
+         language {:.2} (uncapped {:.2}), dictionary {:.2}",
+        ns(sniff),
+        ns(decode),
+        ns(extract),
+        ns(lang_capped),
+        ns(lang_full),
+        ns(dict)
+    );
+    // whatlang's cost per call: a floor that no cap lowers, since it
+    // scores every profile of the script (about 40 for Latin) whatever the
+    // length of the text.
+    let all = paras.join(" ");
+    let mut costs = Vec::new();
+    for n in [100usize, 1000, 10_000] {
+        let mut e = n.min(all.len());
+        while !all.is_char_boundary(e) {
+            e -= 1;
+        }
+        let t = Instant::now();
+        for _ in 0..300 {
+            detector.detect(&all[..e]);
+        }
+        costs.push(format!(
+            "{n} B {:.0} us",
+            t.elapsed().as_secs_f64() / 300.0 * 1e6
+        ));
+    }
+    println!("  whatlang per call on Latvian text: {}", costs.join(", "));
+    let uncapped = Config {
+        lang_max_text: 0,
+        ..strict(Dict::load(&corpus().join("lv.dict")).expect("lv.dict"))
+    };
+    for (label, pages) in sets {
+        let (mbs, _, _) = throughput(&uncapped, pages, rec);
+        println!("  without the language cap, pages of ~{label}: {mbs:.1} MB/s");
+    }
+}
+
+/// Language accuracy on the test corpus, with and without the cap.
+fn accuracy_table(default_cap: usize) {
+    // Accuracy with and without the cap.
+    let cases = corpus_cases();
+    let long = long_variants(&cases);
+    println!(
+        "language accuracy (pages whose detected language is the right one; \
+         default cap {} bytes):",
+        default_cap
+    );
+    for cap in [0usize, 256, 512, 1024, 2048, 4096] {
+        let (r1, n1, ms1) = accuracy(&cases, cap);
+        let (r2, n2, ms2) = accuracy(&long, cap);
+        let name = if cap == 0 {
+            "no cap".to_string()
+        } else {
+            format!("cap {cap}")
+        };
+        println!(
+            "  {name:>9}: test corpus {r1}/{n1} ({ms1:.1} ms), \
+             60 KB pages with English menus {r2}/{n2} ({ms2:.1} ms)"
+        );
+    }
+}
+
+/// Load time and memory of a 5-million-word dictionary, and throughput
+/// with it.
+fn big_dictionary(rec: &Record, sets: &[(&str, Vec<String>)]) {
+    // A dictionary the size of an expanded aspell word list.
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("big.dict");
+    let n = 5_000_000;
+    let bytes = write_big_dict(&path, n);
+    let before = rss_kb();
+    let t = Instant::now();
+    let big = Dict::load(&path).expect("big dictionary");
+    let load = t.elapsed().as_secs_f64();
+    let after = rss_kb();
+    println!(
+        "dictionary of {} words ({:.0} MB file): loaded in {:.2} s, {:.0} MB held \
+         ({:.0} MB more resident)",
+        big.len(),
+        bytes as f64 / 1e6,
+        load,
+        big.heap_bytes() as f64 / 1e6,
+        (after.saturating_sub(before)) as f64 / 1e3
+    );
+    let cfg_big = strict(big);
+    for (label, pages) in sets {
+        let (mbs, _, _) = throughput(&cfg_big, pages, rec);
+        println!("  with it, pages of ~{label}: {mbs:.1} MB/s");
+    }
+}
