@@ -5,12 +5,15 @@ BINDIR = $(DESTDIR)$(PREFIX)/bin
 MANDIR = $(DESTDIR)$(PREFIX)/share/man
 CARGO ?= cargo
 
-BINS = nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-list
+BINS = nlpcd nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-list
 MAN1 = man/nlpc-scan.1 man/nlpc-resolve.1 man/nlpc-fetch.1 man/nlpc-vrfy.1 man/nlpc-list.1
 MAN7 = man/nlpcrawl.7
-MANS = $(MAN1) $(MAN7)
+MAN8 = man/nlpcd.8
+MANS = $(MAN1) $(MAN7) $(MAN8)
+UNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
+UNITS = nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-up nlpcd
 
-.PHONY: all test lint bench install uninstall clean
+.PHONY: all test lint bench install uninstall clean check-units
 
 all:
 	$(CARGO) build --release --locked
@@ -27,15 +30,32 @@ bench:
 	$(CARGO) bench --locked
 
 install: all
-	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man7
+	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man7 $(MANDIR)/man8 $(UNITDIR)
 	for b in $(BINS); do install -m 755 target/release/$$b $(BINDIR)/$$b; done
 	install -m 644 $(MAN1) $(MANDIR)/man1/
 	install -m 644 $(MAN7) $(MANDIR)/man7/
+	install -m 644 $(MAN8) $(MANDIR)/man8/
+	for u in $(UNITS); do \
+		sed 's#@BINDIR@#$(PREFIX)/bin#' scripts/systemd/$$u.service.in > $(UNITDIR)/$$u.service; \
+		chmod 644 $(UNITDIR)/$$u.service; done
+	install -m 644 scripts/systemd/nlpcrawl.target $(UNITDIR)/
+
+# The units, made for the binaries of this tree, checked by systemd itself.
+check-units:
+	$(CARGO) build --locked
+	rm -rf target/units && mkdir -p target/units
+	for u in $(UNITS); do \
+		sed 's#@BINDIR@#$(CURDIR)/target/debug#' scripts/systemd/$$u.service.in > target/units/$$u.service; done
+	cp scripts/systemd/nlpcrawl.target target/units/
+	systemd-analyze verify --man=no target/units/*.service target/units/nlpcrawl.target
 
 uninstall:
 	for b in $(BINS); do rm -f $(BINDIR)/$$b; done
 	for m in $(MAN1); do rm -f $(MANDIR)/man1/$${m#man/}; done
 	for m in $(MAN7); do rm -f $(MANDIR)/man7/$${m#man/}; done
+	for m in $(MAN8); do rm -f $(MANDIR)/man8/$${m#man/}; done
+	for u in $(UNITS); do rm -f $(UNITDIR)/$$u.service; done
+	rm -f $(UNITDIR)/nlpcrawl.target
 
 clean:
 	$(CARGO) clean

@@ -113,7 +113,17 @@ pub struct Fetcher<'d> {
     last_commit: Instant,
     stats: Stats,
     shown: (Instant, Stats),
+    /// Pages per host since the last minute began, for the monitors.
+    top: HashMap<String, u64>,
+    top_since: Instant,
+    /// The last few failures, for the monitors.
+    recent: VecDeque<String>,
+    published: Instant,
 }
+
+/// The key under which nlpc-fetch publishes its figures in `Table::Stats`,
+/// once a second, for nlpcd's monitor.
+pub const STATS_KEY: &[u8] = b"nlpc-fetch";
 
 fn unix_ms() -> u64 {
     std::time::SystemTime::now()
@@ -203,6 +213,10 @@ impl<'d> Fetcher<'d> {
             last_commit: Instant::now(),
             stats: Stats::default(),
             shown: (Instant::now(), Stats::default()),
+            top: HashMap::new(),
+            top_since: Instant::now(),
+            recent: VecDeque::new(),
+            published: Instant::now(),
         })
     }
 
@@ -257,6 +271,9 @@ impl<'d> Fetcher<'d> {
                 self.commit()?;
             }
             self.monitor();
+            if self.published.elapsed() >= Duration::from_secs(1) {
+                self.publish()?;
+            }
             if self.client.in_flight() == 0 && self.queued() == 0 && self.robots_redirects() == 0 {
                 self.commit()?;
                 if self.input_left()? {
@@ -592,6 +609,10 @@ impl<'d> Fetcher<'d> {
     fn fail(&mut self, r: &mut Record, state: State, reason: String, status: u16) {
         if state == State::Unreach {
             self.stats.errors += 1;
+            if self.recent.len() == 5 {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(format!("{}: {reason}", r.url));
         }
         r.state = state;
         r.reason = reason;
@@ -836,6 +857,7 @@ impl<'d> Fetcher<'d> {
         r.size = resp.body.len() as u64;
         r.hash = hash;
         self.stats.pages += 1;
+        *self.top.entry(r.host().to_string()).or_insert(0) += 1;
         info!(
             "fetched {} {} {} bytes{}",
             r.url,
@@ -929,6 +951,43 @@ impl<'d> Fetcher<'d> {
         }
         w.commit()?;
         info!("released {} records", held.len());
+        Ok(())
+    }
+
+    /// Publishes the running totals and what is being served, for nlpcd's
+    /// monitor; the totals restart with the process.
+    fn publish(&mut self) -> Result<()> {
+        let now = Instant::now();
+        if now.duration_since(self.top_since) >= Duration::from_secs(60) {
+            self.top.clear();
+            self.top_since = now;
+        }
+        let mut top: Vec<(&String, &u64)> = self.top.iter().collect();
+        top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let resting = self
+            .addrs
+            .values()
+            .filter(|q| !q.gate.in_burst() && q.gate.next_start() > now)
+            .count();
+        let v = serde_json::json!({
+            "pid": std::process::id(),
+            "time": clock::real_now(),
+            "pages": self.stats.pages,
+            "bytes": self.stats.bytes,
+            "errors": self.stats.errors,
+            "robots": self.stats.robots,
+            "connections": self.stats.connections,
+            "in_flight": self.client.in_flight(),
+            "queued": self.queued(),
+            "addresses": self.addrs.len(),
+            "resting": resting,
+            "top": top.iter().take(5).map(|(h, n)| serde_json::json!([h, n])).collect::<Vec<_>>(),
+            "recent": self.recent.iter().collect::<Vec<_>>(),
+        });
+        let mut w = self.d.store.write()?;
+        w.table_put(Table::Stats, STATS_KEY, v.to_string().as_bytes())?;
+        w.commit()?;
+        self.published = now;
         Ok(())
     }
 

@@ -102,12 +102,13 @@ impl Key {
 }
 
 /// Tables whose values other modules encode: per-host data, per-address data,
-/// the robots.txt cache, archive history. Keys and values are bytes.
+/// the daemons' published statistics, archive history. Keys and values are
+/// bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Table {
     Hosts,
     Addrs,
-    Robots,
+    Stats,
     History,
 }
 
@@ -204,7 +205,7 @@ impl Store {
         let tables = [
             open("hosts")?,
             open("addrs")?,
-            open("robots")?,
+            open("stats")?,
             open("history")?,
         ];
         Ok(Store {
