@@ -4,6 +4,7 @@
 
 pub mod dns;
 pub mod http;
+pub mod web;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -117,6 +118,7 @@ pub fn exe(name: &str) -> PathBuf {
         "nlpc-fetch" => env!("CARGO_BIN_EXE_nlpc-fetch"),
         "nlpc-resolve" => env!("CARGO_BIN_EXE_nlpc-resolve"),
         "nlpc-vrfy" => env!("CARGO_BIN_EXE_nlpc-vrfy"),
+        "nlpcd" => env!("CARGO_BIN_EXE_nlpcd"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)

@@ -1,0 +1,317 @@
+//! nlpcd over a local multi-host test web: a whole crawl, the same crawl
+//! while a chaos loop SIGKILLs random daemons, the lock, the monitor, a
+//! daemon that keeps failing, and a disk that fills up.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::process::{Child, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use common::http::{Reply, Server};
+use common::web::Web;
+use common::*;
+use nlpcrawl::record::State;
+
+/// The pids of `parent`'s children, from /proc.
+fn children_of(parent: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+            continue;
+        };
+        // Fields after the name: state, ppid, ...
+        let ppid = rest.split(' ').nth(1).and_then(|p| p.parse::<u32>().ok());
+        let zombie = rest.starts_with('Z');
+        if ppid == Some(parent) && !zombie {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+        .unwrap_or(false)
+}
+
+/// Waits for a child to exit, failing the test after `limit`.
+fn wait_exit(child: &mut Child, limit: Duration) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            return st;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("nlpcd did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn nlpcd(c: &Crawl, web: &Web, extra: &[&str]) -> std::process::Command {
+    let mut cmd = c.cmd("nlpcd");
+    cmd.args(web.nlpcd_args()).args(extra);
+    cmd
+}
+
+/// URL → stored body of every VERIFIED or SCANNED record.
+fn corpus(c: &Crawl) -> BTreeMap<String, Vec<u8>> {
+    let st = c.store();
+    let rd = st.read().unwrap();
+    let mut out = BTreeMap::new();
+    for s in [State::Verified, State::Scanned] {
+        for leased in [false, true] {
+            rd.walk_state(s, leased, |k, r| {
+                let body = c.cache().read(&k).unwrap().unwrap_or_default();
+                assert_eq!(*blake3::hash(&body).as_bytes(), r.hash, "{}: body and hash differ", r.url);
+                out.insert(r.url, body);
+                Ok(true)
+            })
+            .unwrap();
+        }
+    }
+    out
+}
+
+/// `nlpc-list -c` agrees with a full walk of the records.
+fn assert_counts_agree(c: &Crawl) {
+    let out = stdout(&c.run("nlpc-list", &["-c"]));
+    let total: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("TOTAL\t"))
+        .and_then(|n| n.parse().ok())
+        .expect("TOTAL line");
+    let mut walked = 0;
+    c.store()
+        .read()
+        .unwrap()
+        .walk_all(|_, _| {
+            walked += 1;
+            Ok(true)
+        })
+        .unwrap();
+    assert_eq!(total, walked, "nlpc-list -c says {total}, a walk finds {walked}");
+}
+
+fn assert_clean(c: &Crawl, web: &Web) {
+    let st = c.store();
+    assert_consistent(&st, true);
+    assert!(nlpcrawl::cache::temporaries(&c.cache_dir()).is_empty(), "temporary files left");
+    assert_counts_agree(c);
+    let asked = web.requests();
+    for f in &web.forbidden {
+        assert!(!asked.contains(f), "{f:?} was requested");
+    }
+}
+
+#[test]
+fn a_whole_crawl_and_the_same_crawl_under_chaos_agree() {
+    let web = Web::start(50);
+    // Undisturbed.
+    let quiet = Crawl::new();
+    let mut child = nlpcd(&quiet, &web, &["--once", &web.seed]).stderr(Stdio::piped()).spawn().unwrap();
+    let mut err = String::new();
+    let mut pipe = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let _ = pipe.read_to_string(&mut err);
+        err
+    });
+    let st = wait_exit(&mut child, Duration::from_secs(180));
+    let log = reader.join().unwrap();
+    assert!(st.success(), "nlpcd failed: {log}");
+    let truth = corpus(&quiet);
+    assert_eq!(truth.keys().cloned().collect::<Vec<_>>(), web.verified, "verified set\n{log}");
+    assert_clean(&quiet, &web);
+    let s = quiet.store();
+    let reason = |u: &str| record(&s, u).reason;
+    assert_eq!(record(&s, "http://gone.test/").state, State::Unreach);
+    assert!(reason(&web.servers[3].url("ru.test", "/index.html")).contains("charset koi8-r"));
+    assert!(reason(&web.servers[2].url("en.test", "/index.html")).contains("language"));
+    assert_eq!(record(&s, &web.servers[1].url("lv-c.test", "/private/secret.html")).state, State::Excluded);
+    drop(s);
+
+    // The same crawl while a random daemon is killed every few hundred ms.
+    let chaos = Crawl::new();
+    let mut child = nlpcd(&chaos, &web, &["--once", &web.seed])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let mut kills = 0;
+    let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(start.elapsed() < Duration::from_secs(300), "chaos crawl did not finish");
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        // The chaos cadence: a kill every 150-400 ms.
+        std::thread::sleep(Duration::from_millis(150 + rng % 250));
+        let kids = children_of(child.id());
+        if !kids.is_empty() {
+            let victim = kids[(rng >> 8) as usize % kids.len()];
+            if nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(victim as i32),
+                nix::sys::signal::Signal::SIGKILL,
+            )
+            .is_ok()
+            {
+                kills += 1;
+            }
+        }
+    };
+    assert!(status.success(), "nlpcd under chaos failed: {status:?}");
+    assert!(kills >= 5, "only {kills} kills: the chaos did not bite");
+    let after = corpus(&chaos);
+    assert_eq!(after.keys().collect::<Vec<_>>(), truth.keys().collect::<Vec<_>>());
+    assert!(after == truth, "stored bodies differ after the chaos run");
+    assert_clean(&chaos, &web);
+    eprintln!("chaos run: {kills} daemons killed");
+}
+
+#[test]
+fn a_second_nlpcd_is_refused_and_sigterm_stops_every_daemon() {
+    let web = Web::start(60);
+    let c = Crawl::new();
+    let mut first = nlpcd(&c, &web, &[]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    wait_until(Duration::from_secs(30), "five daemons", || children_of(first.id()).len() == 5);
+    let kids = children_of(first.id());
+    let o = nlpcd(&c, &web, &[]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("another nlpcd") && err.contains(&first.id().to_string()),
+        "{err}"
+    );
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(first.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let st = wait_exit(&mut first, Duration::from_secs(30));
+    assert_eq!(st.code(), Some(0));
+    for k in kids {
+        assert!(!alive(k), "daemon {k} outlived nlpcd");
+    }
+    // The lock is free again.
+    let o = nlpcd(&c, &web, &["--once"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn a_daemon_that_keeps_failing_makes_nlpcd_give_up() {
+    let web = Web::start(70);
+    let c = Crawl::new();
+    let missing = c.tmp.path().join("no-such-dictionary");
+    let o = nlpcd(&c, &web, &["--once", "--filter-dict", missing.to_str().unwrap(), &web.seed])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("nlpc-vrfy failed 5 times"), "{err}");
+    assert!(err.contains("giving up"), "{err}");
+    assert!(err.contains("no-such-dictionary"), "the daemon's own error is not shown: {err}");
+}
+
+#[test]
+fn the_monitor_prints_a_line_a_second_off_a_terminal() {
+    let web = Web::start(80);
+    let c = Crawl::new();
+    let log = c.tmp.path().join("daemons.log");
+    let o = nlpcd(&c, &web, &["-m", "--once", "--log", log.to_str().unwrap(), &web.seed])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(!lines.is_empty(), "no monitor output");
+    for l in &lines {
+        assert!(l.starts_with("nlpcd: ") && l.contains("pages/s="), "{l}");
+        assert!(!l.contains('\x1b'), "escape codes off a terminal: {l:?}");
+    }
+    assert!(out.contains("SCANNED="), "{out}");
+    // The daemons' lines went to the log, not to the monitor.
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("nlpc-fetch: fetched"), "{logged}");
+}
+
+/// Mounts a small tmpfs at `dir` for the life of the value.
+struct SmallDisk(std::path::PathBuf);
+
+impl SmallDisk {
+    fn mount(dir: &std::path::Path, size: &str) -> SmallDisk {
+        std::fs::create_dir_all(dir).unwrap();
+        let st = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .expect("run mount");
+        assert!(
+            st.success(),
+            "cannot mount a small tmpfs at {} (the full-disk test needs root)",
+            dir.display()
+        );
+        SmallDisk(dir.to_path_buf())
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_stops_the_crawl_and_loses_nothing_committed() {
+    let srv = Server::start("127.0.0.90");
+    let c = Crawl::new();
+    let _disk = SmallDisk::mount(&c.cache_dir(), "400k");
+    let st = c.store();
+    let mut urls = Vec::new();
+    for i in 0..40 {
+        let path = format!("/big{i}.html");
+        let body = format!("<html><body><p>{}</p></body></html>", format!("Lapa {i}. Rīga ir Latvijas galvaspilsēta. ").repeat(800));
+        srv.route(&path, Reply::html(body));
+        let u = srv.url("disk.test", &path);
+        plant_ready(&st, &u, &srv.ip());
+        urls.push(u);
+    }
+    drop(st);
+    let o = c
+        .cmd("nlpcd")
+        .args(["--once", "--fetch-polite", "0", "--allow-private"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(err.contains("nlpc-fetch failed 5 times"), "{err}");
+    let st = c.store();
+    assert_consistent(&st, true);
+    assert!(nlpcrawl::cache::temporaries(&c.cache_dir()).is_empty(), "temporary files left");
+    // Every record that made it past fetching has its whole body.
+    let mut stored = 0;
+    for u in &urls {
+        let (k, r) = st.read().unwrap().lookup(u).unwrap().unwrap();
+        if r.state == State::Ready {
+            continue;
+        }
+        let body = c.cache().read(&k).unwrap().expect("body of a fetched record");
+        assert_eq!(*blake3::hash(&body).as_bytes(), r.hash, "{u}");
+        stored += 1;
+    }
+    assert!(stored > 0 && stored < urls.len(), "{stored} of {} stored", urls.len());
+}
