@@ -21,6 +21,7 @@ pub mod resolve;
 pub mod robots;
 pub mod scan;
 pub mod store;
+pub mod up;
 pub mod url;
 
 pub use error::{Error, Result};

@@ -116,6 +116,7 @@ pub fn exe(name: &str) -> PathBuf {
         "nlpc-list" => env!("CARGO_BIN_EXE_nlpc-list"),
         "nlpc-fetch" => env!("CARGO_BIN_EXE_nlpc-fetch"),
         "nlpc-resolve" => env!("CARGO_BIN_EXE_nlpc-resolve"),
+        "nlpc-up" => env!("CARGO_BIN_EXE_nlpc-up"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)
