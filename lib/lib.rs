@@ -8,6 +8,7 @@ pub mod archive;
 pub mod cache;
 pub mod clock;
 pub mod daemon;
+pub mod dump;
 pub mod error;
 pub mod fetch;
 pub mod http;
@@ -23,5 +24,6 @@ pub mod scan;
 pub mod store;
 pub mod up;
 pub mod url;
+pub mod warc;
 
 pub use error::{Error, Result};

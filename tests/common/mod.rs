@@ -117,6 +117,7 @@ pub fn exe(name: &str) -> PathBuf {
         "nlpc-fetch" => env!("CARGO_BIN_EXE_nlpc-fetch"),
         "nlpc-resolve" => env!("CARGO_BIN_EXE_nlpc-resolve"),
         "nlpc-up" => env!("CARGO_BIN_EXE_nlpc-up"),
+        "nlpc-dump" => env!("CARGO_BIN_EXE_nlpc-dump"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)
