@@ -5,9 +5,9 @@ BINDIR = $(DESTDIR)$(PREFIX)/bin
 MANDIR = $(DESTDIR)$(PREFIX)/share/man
 CARGO ?= cargo
 
-BINS = nlpc-scan nlpc-resolve nlpc-fetch nlpc-up nlpc-list
+BINS = nlpc-scan nlpc-resolve nlpc-fetch nlpc-up nlpc-list nlpc-dump
 MAN1 = man/nlpc-scan.1 man/nlpc-resolve.1 man/nlpc-fetch.1 man/nlpc-up.1 \
-	man/nlpc-list.1
+	man/nlpc-list.1 man/nlpc-dump.1
 MAN7 = man/nlpcrawl.7
 MANS = $(MAN1) $(MAN7)
 
