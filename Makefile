@@ -5,8 +5,9 @@ BINDIR = $(DESTDIR)$(PREFIX)/bin
 MANDIR = $(DESTDIR)$(PREFIX)/share/man
 CARGO ?= cargo
 
-BINS = nlpcd nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-list
-MAN1 = man/nlpc-scan.1 man/nlpc-resolve.1 man/nlpc-fetch.1 man/nlpc-vrfy.1 man/nlpc-list.1
+BINS = nlpcd nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-up nlpc-list nlpc-dump
+MAN1 = man/nlpc-scan.1 man/nlpc-resolve.1 man/nlpc-fetch.1 man/nlpc-vrfy.1 \
+	man/nlpc-up.1 man/nlpc-list.1 man/nlpc-dump.1
 MAN7 = man/nlpcrawl.7
 MAN8 = man/nlpcd.8
 MANS = $(MAN1) $(MAN7) $(MAN8)

@@ -2,47 +2,41 @@
 
 use std::io::Write;
 
+use nlpcrawl::archive::Archive;
+use nlpcrawl::cache::Cache;
 use nlpcrawl::daemon;
-use nlpcrawl::list::{self, Selector};
-use nlpcrawl::options::Parser;
-use nlpcrawl::record::State;
-use nlpcrawl::scan;
-use nlpcrawl::store::{self, Store};
+use nlpcrawl::list;
+use nlpcrawl::options::{OrExit, Parser};
+use nlpcrawl::store::{self, Read, Store};
+use nlpcrawl::url;
 
 const NAME: &str = "nlpc-list";
 
 fn main() {
     let mut p = Parser::new(NAME, "[pattern]");
+    list::selector_options(p.opts());
     p.opts()
-        .optmulti("s", "", "records in this state (repeatable)", "state")
-        .optmulti(
-            "",
-            "auth",
-            "records of this host and its subdomains",
-            "host",
-        )
         .optflag("c", "", "print the number of records per state")
-        .optflag("", "json", "print JSON lines");
+        .optflag("", "json", "print JSON lines")
+        .optopt(
+            "",
+            "history",
+            "print the stored and archived versions of this URL",
+            "url",
+        );
     let o = p.parse_env();
-    let mut sel = Selector::default();
-    for s in o.list("s", "") {
-        match s.parse::<State>() {
-            Ok(st) => sel.states.push(st),
-            Err(e) => o.usage_error(format!("-s: {e}")).exit(),
-        }
-    }
-    for a in o.list("auth", "") {
-        match scan::normalise_host(&a) {
-            Ok(h) => sel.auth.push(h),
-            Err(e) => o.usage_error(format!("--auth: {e}")).exit(),
-        }
-    }
-    match o.free() {
-        [] => {}
-        [pat] => sel.pattern = Some(pat.clone()),
-        _ => o.usage_error("at most one pattern").exit(),
-    }
+    let sel = list::selector(&o).or_exit();
     let json = o.matches.opt_present("json");
+    let history = o.matches.opt_str("history");
+    if history.is_some()
+        && (o.matches.opt_present("c")
+            || !o.free().is_empty()
+            || !sel.states.is_empty()
+            || !sel.auth.is_empty())
+    {
+        o.usage_error("--history takes no other selector and no -c")
+            .exit();
+    }
     let opts = store::Options {
         read_only: true,
         ..store::Options::default()
@@ -51,7 +45,11 @@ fn main() {
     let rd = st.read().unwrap_or_else(|e| daemon::fail(NAME, e));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let res = if o.matches.opt_present("c") {
+    let res = if let Some(u) = history {
+        let cache = Cache::new(&o.common.cache);
+        let arch = Archive::new(&o.common.archive);
+        print_history(&rd, &cache, &arch, &u, json, &mut out)
+    } else if o.matches.opt_present("c") {
         list::counts(&rd, &sel).and_then(|counts| {
             let total: u64 = counts.iter().map(|(_, n)| n).sum();
             for (s, n) in counts {
@@ -92,4 +90,37 @@ fn main() {
     }) {
         daemon::fail(NAME, e);
     }
+}
+
+/// `--history URL`: the URL as given, or normalised as the crawl stores it.
+fn print_history(
+    rd: &Read<'_>,
+    cache: &Cache,
+    arch: &Archive,
+    given: &str,
+    json: bool,
+    out: &mut impl Write,
+) -> nlpcrawl::Result<()> {
+    let mut found = rd.lookup(given)?;
+    if found.is_none() {
+        if let Ok(n) = url::normalise(given) {
+            found = rd.lookup(&url::strip_session_ids(n))?;
+        }
+    }
+    let Some((key, rec)) = found else {
+        return Err(nlpcrawl::Error::Input(format!(
+            "{given}: not in the database"
+        )));
+    };
+    for h in list::history(rd, cache, arch, &key, &rec)? {
+        let line = if json {
+            list::history_json(&rec.url, &h)
+        } else {
+            list::history_tsv(&h)
+        };
+        if !list::emit(out, &line)? {
+            break;
+        }
+    }
+    Ok(())
 }

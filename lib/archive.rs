@@ -11,7 +11,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::store::{Key, KEY_LEN};
+use crate::store::{Key, Read, Table, KEY_LEN};
 
 /// One archived version of a record's body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,6 +78,24 @@ impl Version {
             charset,
         })
     }
+}
+
+/// The archived versions of the record under `key`, oldest first.
+pub fn versions(rd: &Read<'_>, key: &Key) -> Result<Vec<Version>> {
+    let mut out = Vec::new();
+    rd.table_walk(Table::History, &key.0, |k, v| {
+        match Version::decode(k, v) {
+            Some(ver) => out.push(ver),
+            None => {
+                return Err(Error::Input(format!(
+                    "history entry of record {} cannot be read",
+                    key.hex()
+                )))
+            }
+        }
+        Ok(true)
+    })?;
+    Ok(out)
 }
 
 fn hex(b: &[u8]) -> String {

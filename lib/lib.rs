@@ -10,6 +10,7 @@ pub mod charset;
 pub mod clock;
 pub mod daemon;
 pub mod dict;
+pub mod dump;
 pub mod error;
 pub mod fetch;
 pub mod http;
@@ -27,7 +28,9 @@ pub mod scan;
 pub mod store;
 pub mod supervisor;
 pub mod text;
+pub mod up;
 pub mod url;
 pub mod vrfy;
+pub mod warc;
 
 pub use error::{Error, Result};

@@ -1,11 +1,15 @@
 //! nlpc-list: selecting records and printing them for people and programs.
 
 use std::io::Write;
+use std::path::PathBuf;
 
+use crate::archive::{self, Archive};
+use crate::cache::Cache;
 use crate::clock::iso8601;
 use crate::error::{Error, Result};
+use crate::options::{Exit, Parsed};
 use crate::record::{Record, State};
-use crate::scan::host_matches;
+use crate::scan::{self, host_matches};
 use crate::store::{Key, Read};
 
 /// Which records to show. Every given selector must match.
@@ -97,6 +101,125 @@ impl Selector {
     pub fn states_only(&self) -> bool {
         self.auth.is_empty() && self.pattern.is_none()
     }
+}
+
+/// Adds the selector options (`-s`, `--auth`) that nlpc-list, nlpc-up and
+/// nlpc-dump share; the pattern is their one operand.
+pub fn selector_options(opts: &mut getopts::Options) {
+    opts.optmulti("s", "", "records in this state (repeatable)", "state")
+        .optmulti(
+            "",
+            "auth",
+            "records of this host and its subdomains",
+            "host",
+        );
+}
+
+/// The selector given by `-s`, `--auth` and at most one pattern operand.
+pub fn selector(o: &Parsed) -> std::result::Result<Selector, Exit> {
+    let mut sel = Selector::default();
+    for s in o.list("s", "") {
+        match s.parse::<State>() {
+            Ok(st) if !sel.states.contains(&st) => sel.states.push(st),
+            Ok(_) => {}
+            Err(e) => return Err(o.usage_error(format!("-s: {e}"))),
+        }
+    }
+    for a in o.list("auth", "") {
+        match scan::normalise_host(&a) {
+            Ok(h) => sel.auth.push(h),
+            Err(e) => return Err(o.usage_error(format!("--auth: {e}"))),
+        }
+    }
+    match o.free() {
+        [] => {}
+        [pat] => sel.pattern = Some(pat.clone()),
+        _ => return Err(o.usage_error("at most one pattern")),
+    }
+    Ok(sel)
+}
+
+/// One version of a page in its history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistoryEntry {
+    /// False for an archived version, true for the body in the file cache.
+    pub current: bool,
+    pub version: archive::Version,
+    /// Where the body lives.
+    pub path: PathBuf,
+}
+
+/// The versions of the record under `key`: the archived ones, oldest
+/// first, then the current one if a body is stored (a pruned record has
+/// none, but keeps its archive).
+pub fn history(
+    rd: &Read<'_>,
+    cache: &Cache,
+    arch: &Archive,
+    key: &Key,
+    rec: &Record,
+) -> Result<Vec<HistoryEntry>> {
+    let mut out: Vec<HistoryEntry> = archive::versions(rd, key)?
+        .into_iter()
+        .map(|v| HistoryEntry {
+            current: false,
+            path: arch.path(key, v.fetched, &v.hash),
+            version: v,
+        })
+        .collect();
+    if rec.hash != [0; 32] {
+        out.push(HistoryEntry {
+            current: true,
+            version: archive::Version {
+                fetched: rec.fetched,
+                hash: rec.hash,
+                size: rec.size,
+                status: rec.status,
+                content_type: rec.content_type.clone(),
+                charset: rec.charset.clone(),
+            },
+            path: cache.path(key),
+        });
+    }
+    Ok(out)
+}
+
+/// A history entry as a tab-separated line: fetch time, `current` or
+/// `archived`, HTTP status, size, hash, content type, charset, file.
+pub fn history_tsv(h: &HistoryEntry) -> String {
+    let v = &h.version;
+    format!(
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        iso8601(v.fetched),
+        if h.current { "current" } else { "archived" },
+        if v.status == 0 {
+            "-".to_string()
+        } else {
+            v.status.to_string()
+        },
+        v.size,
+        hex(&v.hash),
+        dash(&v.content_type),
+        dash(&v.charset),
+        h.path.display()
+    )
+}
+
+/// A history entry as a JSON line.
+pub fn history_json(url: &str, h: &HistoryEntry) -> String {
+    let v = &h.version;
+    serde_json::json!({
+        "url": url,
+        "version": if h.current { "current" } else { "archived" },
+        "fetched": iso8601(v.fetched),
+        "status": v.status,
+        "size": v.size,
+        "hash": hex(&v.hash),
+        "content_type": v.content_type,
+        "charset": v.charset,
+        "path": h.path.display().to_string(),
+    })
+    .to_string()
 }
 
 fn dash(s: &str) -> &str {

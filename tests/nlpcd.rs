@@ -39,7 +39,13 @@ fn children_of(parent: u32) -> Vec<u32> {
 
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| !s.rsplit(')').next().unwrap_or("").trim_start().starts_with('Z'))
+        .map(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
         .unwrap_or(false)
 }
 
@@ -73,7 +79,12 @@ fn corpus(c: &Crawl) -> BTreeMap<String, Vec<u8>> {
         for leased in [false, true] {
             rd.walk_state(s, leased, |k, r| {
                 let body = c.cache().read(&k).unwrap().unwrap_or_default();
-                assert_eq!(*blake3::hash(&body).as_bytes(), r.hash, "{}: body and hash differ", r.url);
+                assert_eq!(
+                    *blake3::hash(&body).as_bytes(),
+                    r.hash,
+                    "{}: body and hash differ",
+                    r.url
+                );
                 out.insert(r.url, body);
                 Ok(true)
             })
@@ -100,13 +111,19 @@ fn assert_counts_agree(c: &Crawl) {
             Ok(true)
         })
         .unwrap();
-    assert_eq!(total, walked, "nlpc-list -c says {total}, a walk finds {walked}");
+    assert_eq!(
+        total, walked,
+        "nlpc-list -c says {total}, a walk finds {walked}"
+    );
 }
 
 fn assert_clean(c: &Crawl, web: &Web) {
     let st = c.store();
     assert_consistent(&st, true);
-    assert!(nlpcrawl::cache::temporaries(&c.cache_dir()).is_empty(), "temporary files left");
+    assert!(
+        nlpcrawl::cache::temporaries(&c.cache_dir()).is_empty(),
+        "temporary files left"
+    );
     assert_counts_agree(c);
     let asked = web.requests();
     for f in &web.forbidden {
@@ -119,7 +136,10 @@ fn a_whole_crawl_and_the_same_crawl_under_chaos_agree() {
     let web = Web::start(50);
     // Undisturbed.
     let quiet = Crawl::new();
-    let mut child = nlpcd(&quiet, &web, &["--once", &web.seed]).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = nlpcd(&quiet, &web, &["--once", &web.seed])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut err = String::new();
     let mut pipe = child.stderr.take().unwrap();
     let reader = std::thread::spawn(move || {
@@ -130,14 +150,21 @@ fn a_whole_crawl_and_the_same_crawl_under_chaos_agree() {
     let log = reader.join().unwrap();
     assert!(st.success(), "nlpcd failed: {log}");
     let truth = corpus(&quiet);
-    assert_eq!(truth.keys().cloned().collect::<Vec<_>>(), web.verified, "verified set\n{log}");
+    assert_eq!(
+        truth.keys().cloned().collect::<Vec<_>>(),
+        web.verified,
+        "verified set\n{log}"
+    );
     assert_clean(&quiet, &web);
     let s = quiet.store();
     let reason = |u: &str| record(&s, u).reason;
     assert_eq!(record(&s, "http://gone.test/").state, State::Unreach);
     assert!(reason(&web.servers[3].url("ru.test", "/index.html")).contains("charset koi8-r"));
     assert!(reason(&web.servers[2].url("en.test", "/index.html")).contains("language"));
-    assert_eq!(record(&s, &web.servers[1].url("lv-c.test", "/private/secret.html")).state, State::Excluded);
+    assert_eq!(
+        record(&s, &web.servers[1].url("lv-c.test", "/private/secret.html")).state,
+        State::Excluded
+    );
     drop(s);
 
     // The same crawl while a random daemon is killed every few hundred ms.
@@ -154,7 +181,10 @@ fn a_whole_crawl_and_the_same_crawl_under_chaos_agree() {
         if let Some(st) = child.try_wait().unwrap() {
             break st;
         }
-        assert!(start.elapsed() < Duration::from_secs(300), "chaos crawl did not finish");
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "chaos crawl did not finish"
+        );
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;
@@ -176,7 +206,10 @@ fn a_whole_crawl_and_the_same_crawl_under_chaos_agree() {
     assert!(status.success(), "nlpcd under chaos failed: {status:?}");
     assert!(kills >= 5, "only {kills} kills: the chaos did not bite");
     let after = corpus(&chaos);
-    assert_eq!(after.keys().collect::<Vec<_>>(), truth.keys().collect::<Vec<_>>());
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        truth.keys().collect::<Vec<_>>()
+    );
     assert!(after == truth, "stored bodies differ after the chaos run");
     assert_clean(&chaos, &web);
     eprintln!("chaos run: {kills} daemons killed");
@@ -186,8 +219,14 @@ fn a_whole_crawl_and_the_same_crawl_under_chaos_agree() {
 fn a_second_nlpcd_is_refused_and_sigterm_stops_every_daemon() {
     let web = Web::start(60);
     let c = Crawl::new();
-    let mut first = nlpcd(&c, &web, &[]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-    wait_until(Duration::from_secs(30), "five daemons", || children_of(first.id()).len() == 5);
+    let mut first = nlpcd(&c, &web, &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until(Duration::from_secs(30), "five daemons", || {
+        children_of(first.id()).len() == 5
+    });
     let kids = children_of(first.id());
     let o = nlpcd(&c, &web, &[]).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
@@ -216,14 +255,26 @@ fn a_daemon_that_keeps_failing_makes_nlpcd_give_up() {
     let web = Web::start(70);
     let c = Crawl::new();
     let missing = c.tmp.path().join("no-such-dictionary");
-    let o = nlpcd(&c, &web, &["--once", "--filter-dict", missing.to_str().unwrap(), &web.seed])
-        .output()
-        .unwrap();
+    let o = nlpcd(
+        &c,
+        &web,
+        &[
+            "--once",
+            "--filter-dict",
+            missing.to_str().unwrap(),
+            &web.seed,
+        ],
+    )
+    .output()
+    .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(err.contains("nlpc-vrfy failed 5 times"), "{err}");
     assert!(err.contains("giving up"), "{err}");
-    assert!(err.contains("no-such-dictionary"), "the daemon's own error is not shown: {err}");
+    assert!(
+        err.contains("no-such-dictionary"),
+        "the daemon's own error is not shown: {err}"
+    );
 }
 
 #[test]
@@ -231,9 +282,13 @@ fn the_monitor_prints_a_line_a_second_off_a_terminal() {
     let web = Web::start(80);
     let c = Crawl::new();
     let log = c.tmp.path().join("daemons.log");
-    let o = nlpcd(&c, &web, &["-m", "--once", "--log", log.to_str().unwrap(), &web.seed])
-        .output()
-        .unwrap();
+    let o = nlpcd(
+        &c,
+        &web,
+        &["-m", "--once", "--log", log.to_str().unwrap(), &web.seed],
+    )
+    .output()
+    .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
@@ -283,7 +338,10 @@ fn a_full_disk_stops_the_crawl_and_loses_nothing_committed() {
     let mut urls = Vec::new();
     for i in 0..40 {
         let path = format!("/big{i}.html");
-        let body = format!("<html><body><p>{}</p></body></html>", format!("Lapa {i}. Rīga ir Latvijas galvaspilsēta. ").repeat(800));
+        let body = format!(
+            "<html><body><p>{}</p></body></html>",
+            format!("Lapa {i}. Rīga ir Latvijas galvaspilsēta. ").repeat(800)
+        );
         srv.route(&path, Reply::html(body));
         let u = srv.url("disk.test", &path);
         plant_ready(&st, &u, &srv.ip());
@@ -301,7 +359,10 @@ fn a_full_disk_stops_the_crawl_and_loses_nothing_committed() {
     assert!(err.contains("nlpc-fetch failed 5 times"), "{err}");
     let st = c.store();
     assert_consistent(&st, true);
-    assert!(nlpcrawl::cache::temporaries(&c.cache_dir()).is_empty(), "temporary files left");
+    assert!(
+        nlpcrawl::cache::temporaries(&c.cache_dir()).is_empty(),
+        "temporary files left"
+    );
     // Every record that made it past fetching has its whole body.
     let mut stored = 0;
     for u in &urls {
@@ -309,9 +370,17 @@ fn a_full_disk_stops_the_crawl_and_loses_nothing_committed() {
         if r.state == State::Ready {
             continue;
         }
-        let body = c.cache().read(&k).unwrap().expect("body of a fetched record");
+        let body = c
+            .cache()
+            .read(&k)
+            .unwrap()
+            .expect("body of a fetched record");
         assert_eq!(*blake3::hash(&body).as_bytes(), r.hash, "{u}");
         stored += 1;
     }
-    assert!(stored > 0 && stored < urls.len(), "{stored} of {} stored", urls.len());
+    assert!(
+        stored > 0 && stored < urls.len(),
+        "{stored} of {} stored",
+        urls.len()
+    );
 }

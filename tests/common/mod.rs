@@ -119,6 +119,8 @@ pub fn exe(name: &str) -> PathBuf {
         "nlpc-resolve" => env!("CARGO_BIN_EXE_nlpc-resolve"),
         "nlpc-vrfy" => env!("CARGO_BIN_EXE_nlpc-vrfy"),
         "nlpcd" => env!("CARGO_BIN_EXE_nlpcd"),
+        "nlpc-up" => env!("CARGO_BIN_EXE_nlpc-up"),
+        "nlpc-dump" => env!("CARGO_BIN_EXE_nlpc-dump"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)

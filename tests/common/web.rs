@@ -27,7 +27,10 @@ const EN: &[&str] = &[
 ];
 
 fn text(pool: &[&str], seed: usize) -> String {
-    (0..4).map(|i| pool[(seed * 3 + i) % pool.len()]).collect::<Vec<_>>().join(" ")
+    (0..4)
+        .map(|i| pool[(seed * 3 + i) % pool.len()])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn page(title: &str, body: &str, links: &[String]) -> String {
@@ -75,7 +78,11 @@ impl Web {
             dns.a(name, &[&srv.ip()], 300);
         }
         // gone.test is not in the zone: NXDOMAIN.
-        let lv_hosts = [("lv-a.test", &lv_ab), ("lv-b.test", &lv_ab), ("lv-c.test", &lv_c)];
+        let lv_hosts = [
+            ("lv-a.test", &lv_ab),
+            ("lv-b.test", &lv_ab),
+            ("lv-c.test", &lv_c),
+        ];
         let mut verified = Vec::new();
         for (h, (host, srv)) in lv_hosts.iter().enumerate() {
             for i in 0..PAGES {
@@ -96,7 +103,11 @@ impl Web {
                 srv.route_host(host, &format!("/p{i}.html"), Reply::html(body));
                 verified.push(srv.url(host, &format!("/p{i}.html")));
             }
-            srv.route_host(host, "/pic.html", Reply::new(200, "image/png", vec![0x89; 5000]));
+            srv.route_host(
+                host,
+                "/pic.html",
+                Reply::new(200, "image/png", vec![0x89; 5000]),
+            );
             srv.route_host(
                 host,
                 "/old.html",
@@ -107,11 +118,17 @@ impl Web {
             "/robots.txt",
             Reply::new(200, "text/plain", "User-agent: *\nDisallow: /private/\n"),
         );
-        lv_c.route("/private/secret.html", Reply::html(page("secret", &text(LV, 1), &[])));
+        lv_c.route(
+            "/private/secret.html",
+            Reply::html(page("secret", &text(LV, 1), &[])),
+        );
         for i in 0..3 {
             let links = vec![format!("/e{}.html", i + 1)];
             let body = page("Library", &text(EN, i), &links);
-            en.route(if i == 0 { "/index.html" } else { "/e1.html" }, Reply::html(body.clone()));
+            en.route(
+                if i == 0 { "/index.html" } else { "/e1.html" },
+                Reply::html(body.clone()),
+            );
             en.route(&format!("/e{i}.html"), Reply::html(body));
         }
         ru.route(

@@ -1,0 +1,460 @@
+//! nlpc-dump: the verified corpus out of the file cache, as WARC 1.1 and as
+//! a tree of UTF-8 text files with a TSV index.
+//!
+//! The whole dump is one read snapshot of the database, so it is consistent
+//! however long it runs and whatever the daemons do meanwhile. The file
+//! cache is not versioned, so every body is checked against the hash the
+//! snapshot holds; a body nlpc-fetch replaced since is read from the
+//! archive, where nlpc-fetch keeps it before replacing it.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, ErrorKind, Write};
+use std::path::{Path, PathBuf};
+
+use crate::archive::{self, Archive, Version};
+use crate::cache::Cache;
+use crate::clock;
+use crate::error::{Error, Result};
+use crate::list::Selector;
+use crate::record::{Record, State};
+use crate::store::{Key, Store};
+use crate::warc::{self, Writer};
+use crate::{debug, info};
+
+/// The states whose records make up the corpus.
+pub const CORPUS: [State; 2] = [State::Verified, State::Scanned];
+
+/// What to dump, and where.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// Which records; states default to [`CORPUS`] and may only be those.
+    pub select: Selector,
+    /// `--lang`: only records in one of these languages (empty: any).
+    pub langs: Vec<String>,
+    /// `--archived`: earlier versions too, from the archive.
+    pub archived: bool,
+    /// `--warc`: the WARC file, or `-` for standard output.
+    pub warc: Option<PathBuf>,
+    /// `--text`: the directory of text files.
+    pub text: Option<PathBuf>,
+}
+
+/// What a dump wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Records with at least one version written.
+    pub records: usize,
+    /// Versions written (responses and revisits).
+    pub versions: usize,
+    /// Versions written as revisits of an earlier identical one.
+    pub revisits: usize,
+    /// Versions whose body could not be found with the snapshot's hash.
+    pub missing: usize,
+    /// Bytes written to the WARC file.
+    pub warc_bytes: u64,
+}
+
+/// One version of a page to dump.
+struct Item<'a> {
+    key: &'a Key,
+    rec: &'a Record,
+    v: Version,
+    current: bool,
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The body of a version, as the snapshot describes it: the cache file if
+/// it still has the snapshot's hash, else the archived copy. None when
+/// neither is there (pruned, or the cache was tampered with).
+fn body_of(cache: &Cache, arch: &Archive, it: &Item<'_>) -> Result<Option<Vec<u8>>> {
+    let want = it.v.hash;
+    if it.current {
+        if let Some(b) = cache.read(it.key)? {
+            if *blake3::hash(&b).as_bytes() == want {
+                return Ok(Some(b));
+            }
+        }
+    }
+    let p = arch.path(it.key, it.v.fetched, &want);
+    match fs::read(&p) {
+        Ok(b) if *blake3::hash(&b).as_bytes() == want => Ok(Some(b)),
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(p, "cannot read archived version", e)),
+    }
+}
+
+/// A file written under a temporary name and renamed into place when the
+/// dump is complete, so an interrupted dump leaves no file that looks whole.
+struct Output {
+    tmp: PathBuf,
+    dest: PathBuf,
+}
+
+impl Output {
+    fn create(dest: &Path) -> Result<(Output, File)> {
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "dump".into());
+        let tmp = dest.with_file_name(format!(".{name}.part.{}", std::process::id()));
+        let f = File::create(&tmp).map_err(|e| Error::io(&tmp, "cannot create", e))?;
+        Ok((
+            Output {
+                tmp,
+                dest: dest.to_path_buf(),
+            },
+            f,
+        ))
+    }
+
+    fn commit(&self) -> Result<()> {
+        fs::rename(&self.tmp, &self.dest).map_err(|e| Error::io(&self.dest, "cannot store", e))
+    }
+
+    fn abandon(&self) {
+        let _ = fs::remove_file(&self.tmp);
+    }
+}
+
+/// The HTTP reason phrase of a 2xx status.
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        201 => "Created",
+        202 => "Accepted",
+        203 => "Non-Authoritative Information",
+        206 => "Partial Content",
+        _ => "",
+    }
+}
+
+/// The response head nlpc-dump writes for a version: we keep the decoded
+/// body and a few headers, not the bytes the server sent, so this is a
+/// faithful reconstruction rather than a copy. A version last confirmed by
+/// a 304 is written as the 200 that brought its body.
+pub fn response_head(rec: &Record, v: &Version, current: bool) -> Vec<u8> {
+    let status = if (200..300).contains(&v.status) {
+        v.status
+    } else {
+        200
+    };
+    let mut h = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    if !v.content_type.is_empty() {
+        let mut ct = v.content_type.clone();
+        if !v.charset.is_empty() && !ct.to_ascii_lowercase().contains("charset=") {
+            ct.push_str("; charset=");
+            ct.push_str(&v.charset);
+        }
+        h.push_str(&format!("Content-Type: {}\r\n", warc::field_value(&ct)));
+    }
+    h.push_str(&format!("Content-Length: {}\r\n", v.size));
+    // The validators are only known for the version the record describes.
+    if current {
+        if !rec.last_modified.is_empty() {
+            h.push_str(&format!(
+                "Last-Modified: {}\r\n",
+                warc::field_value(&rec.last_modified)
+            ));
+        }
+        if !rec.etag.is_empty() {
+            h.push_str(&format!("ETag: {}\r\n", warc::field_value(&rec.etag)));
+        }
+    }
+    h.push_str("\r\n");
+    h.into_bytes()
+}
+
+/// The User-Agent nlpc-fetch sends without `--bot-url`.
+fn user_agent() -> String {
+    format!("nlpcrawl/{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The request nlpc-fetch made, in its essentials.
+pub fn request(url: &str) -> Vec<u8> {
+    let origin = crate::url::origin_of(url);
+    let path = match &url[origin.len()..] {
+        "" => "/",
+        p => p,
+    };
+    format!(
+        "GET {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: */*\r\n\r\n",
+        crate::url::authority_of(url),
+        user_agent()
+    )
+    .into_bytes()
+}
+
+/// The WARC side of a dump.
+struct WarcSink {
+    w: Writer<BufWriter<Box<dyn Write>>>,
+    out: Option<Output>,
+    info_id: String,
+    /// The versions of the current record already written in full: hash,
+    /// record id and date, for revisits.
+    written: Vec<([u8; 32], String, String)>,
+}
+
+impl WarcSink {
+    fn open(path: &Path, cfg: &Config) -> Result<WarcSink> {
+        let (out, file): (Option<Output>, Box<dyn Write>) = if path == Path::new("-") {
+            (None, Box::new(io::stdout()))
+        } else {
+            let (o, f) = Output::create(path)?;
+            (Some(o), Box::new(f))
+        };
+        let mut s = WarcSink {
+            w: Writer::new(BufWriter::with_capacity(1 << 20, file)),
+            out,
+            info_id: warc::record_id(),
+            written: Vec::new(),
+        };
+        let mut fields = vec![
+            ("WARC-Record-ID", s.info_id.clone()),
+            ("WARC-Date", clock::iso8601(clock::real_now())),
+        ];
+        if s.out.is_some() {
+            if let Some(n) = path.file_name() {
+                fields.push(("WARC-Filename", n.to_string_lossy().into_owned()));
+            }
+        }
+        fields.push(("Content-Type", "application/warc-fields".into()));
+        let mut desc = String::from("pages verified by nlpcrawl, from its file cache");
+        if cfg.archived {
+            desc.push_str(", with their archived versions");
+        }
+        desc.push_str("; HTTP messages reconstructed from the stored bodies and headers");
+        let block = format!(
+            "software: nlpcrawl/{v} (nlpc-dump)\r\nformat: WARC File Format 1.1\r\n\
+             conformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n\
+             http-header-user-agent: {ua}\r\nrobots: obey\r\ndescription: {desc}\r\n",
+            v = env!("CARGO_PKG_VERSION"),
+            ua = user_agent(),
+        );
+        s.record("warcinfo", &fields, &[block.as_bytes()], path)?;
+        Ok(s)
+    }
+
+    fn record(
+        &mut self,
+        t: &str,
+        fields: &[(&str, String)],
+        block: &[&[u8]],
+        path: &Path,
+    ) -> Result<()> {
+        self.w
+            .record(t, fields, block)
+            .map_err(|e| Error::io(path, "cannot write WARC", e))
+    }
+
+    /// Writes a request and a response, or a revisit when an earlier
+    /// version of the same page had the same body. Returns true for a
+    /// revisit.
+    fn version(&mut self, it: &Item<'_>, body: &[u8], path: &Path) -> Result<bool> {
+        let url = &it.rec.url;
+        let date = clock::iso8601(if it.v.fetched != 0 {
+            it.v.fetched
+        } else {
+            it.rec.changed
+        });
+        let id = warc::record_id();
+        let head = response_head(it.rec, &it.v, it.current);
+        let payload = warc::sha1_digest(&[body]);
+        let mut fields = vec![
+            ("WARC-Record-ID", id.clone()),
+            ("WARC-Date", date.clone()),
+            ("WARC-Target-URI", url.clone()),
+            ("WARC-Warcinfo-ID", self.info_id.clone()),
+        ];
+        if it.current && it.rec.addr.parse::<std::net::IpAddr>().is_ok() {
+            fields.push(("WARC-IP-Address", it.rec.addr.clone()));
+        }
+        fields.push(("WARC-Payload-Digest", payload));
+        fields.push(("Content-Type", "application/http; msgtype=response".into()));
+        let earlier = self
+            .written
+            .iter()
+            .find(|(h, _, _)| *h == it.v.hash)
+            .cloned();
+        let req = request(url);
+        let req_fields = vec![
+            ("WARC-Record-ID", warc::record_id()),
+            ("WARC-Date", date.clone()),
+            ("WARC-Target-URI", url.clone()),
+            ("WARC-Warcinfo-ID", self.info_id.clone()),
+            ("WARC-Concurrent-To", id.clone()),
+            ("Content-Type", "application/http; msgtype=request".into()),
+        ];
+        self.record("request", &req_fields, &[&req], path)?;
+        match earlier {
+            Some((_, ref_id, ref_date)) => {
+                fields.push(("WARC-Profile", warc::IDENTICAL_PAYLOAD.into()));
+                fields.push(("WARC-Refers-To", ref_id));
+                fields.push(("WARC-Refers-To-Target-URI", url.clone()));
+                fields.push(("WARC-Refers-To-Date", ref_date));
+                self.record("revisit", &fields, &[&head], path)?;
+                Ok(true)
+            }
+            None => {
+                self.record("response", &fields, &[&head, body], path)?;
+                self.written.push((it.v.hash, id, date));
+                Ok(false)
+            }
+        }
+    }
+
+    fn finish(self) -> Result<u64> {
+        let n = self.w.written;
+        let path = self
+            .out
+            .as_ref()
+            .map(|o| o.dest.clone())
+            .unwrap_or_else(|| "standard output".into());
+        let mut buf = self
+            .w
+            .finish()
+            .map_err(|e| Error::io(&path, "cannot write WARC", e))?;
+        buf.flush()
+            .map_err(|e| Error::io(&path, "cannot write WARC", e))?;
+        if let Some(o) = &self.out {
+            let f = buf
+                .into_inner()
+                .map_err(|e| Error::io(&path, "cannot write WARC", e.into_error()))?;
+            drop(f);
+            o.commit()?;
+        }
+        Ok(n)
+    }
+}
+
+/// Dumps the selected records of one snapshot of `store`.
+pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Result<Report> {
+    let mut sel = cfg.select.clone();
+    if sel.states.is_empty() {
+        sel.states = CORPUS.to_vec();
+    }
+    let langs: Vec<String> = cfg.langs.iter().map(|l| l.to_ascii_lowercase()).collect();
+    let warc_path = cfg.warc.clone().unwrap_or_default();
+    let mut sink = match &cfg.warc {
+        Some(p) => Some(WarcSink::open(p, cfg)?),
+        None => None,
+    };
+    let mut rep = Report::default();
+    let rd = store.read()?;
+    let res = sel.walk(&rd, |key, rec| {
+        if !langs.is_empty() && !langs.contains(&rec.language.to_ascii_lowercase()) {
+            return Ok(true);
+        }
+        let mut items: Vec<Item<'_>> = Vec::new();
+        let old = if cfg.archived {
+            archive::versions(&rd, &key)?
+        } else {
+            Vec::new()
+        };
+        for v in old {
+            items.push(Item {
+                key: &key,
+                rec: &rec,
+                v,
+                current: false,
+            });
+        }
+        items.push(Item {
+            key: &key,
+            rec: &rec,
+            v: Version {
+                fetched: rec.fetched,
+                hash: rec.hash,
+                size: rec.size,
+                status: rec.status,
+                content_type: rec.content_type.clone(),
+                charset: rec.charset.clone(),
+            },
+            current: true,
+        });
+        if let Some(s) = sink.as_mut() {
+            s.written.clear();
+        }
+        let mut any = false;
+        for it in &items {
+            let body = if it.v.hash == [0; 32] {
+                None
+            } else {
+                body_of(cache, arch, it)?
+            };
+            let Some(body) = body else {
+                info!(
+                    "{}: no body with hash {} fetched {}, skipped",
+                    rec.url,
+                    &hex(&it.v.hash)[..16],
+                    clock::iso8601(it.v.fetched)
+                );
+                rep.missing += 1;
+                continue;
+            };
+            if let Some(s) = sink.as_mut() {
+                if s.version(it, &body, &warc_path)? {
+                    rep.revisits += 1;
+                }
+            }
+            rep.versions += 1;
+            any = true;
+        }
+        if any {
+            rep.records += 1;
+            debug!("dumped {}", rec.url);
+        }
+        Ok(true)
+    });
+    drop(rd);
+    if let Err(e) = res {
+        if let Some(o) = sink.as_ref().and_then(|s| s.out.as_ref()) {
+            o.abandon();
+        }
+        return Err(e);
+    }
+    if let Some(s) = sink {
+        rep.warc_bytes = s.finish()?;
+    }
+    Ok(rep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_response_head_from_what_the_record_keeps() {
+        let mut r = Record::new("http://a.test/x?y", 1);
+        r.etag = "\"e1\"".into();
+        r.last_modified = "Sun, 06 Nov 1994 08:49:37 GMT".into();
+        let v = Version {
+            fetched: 1,
+            hash: [1; 32],
+            size: 12,
+            status: 304,
+            content_type: "text/html".into(),
+            charset: "windows-1257".into(),
+        };
+        let h = String::from_utf8(response_head(&r, &v, true)).unwrap();
+        assert_eq!(
+            h,
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=windows-1257\r\n\
+             Content-Length: 12\r\nLast-Modified: Sun, 06 Nov 1994 08:49:37 GMT\r\n\
+             ETag: \"e1\"\r\n\r\n"
+        );
+        let old = String::from_utf8(response_head(&r, &v, false)).unwrap();
+        assert!(!old.contains("ETag") && !old.contains("Last-Modified"));
+        let req = String::from_utf8(request("http://a.test:8080/x?y")).unwrap();
+        assert!(
+            req.starts_with("GET /x?y HTTP/1.1\r\nHost: a.test:8080\r\n"),
+            "{req}"
+        );
+        assert!(String::from_utf8(request("http://a.test"))
+            .unwrap()
+            .starts_with("GET / HTTP/1.1"));
+    }
+}

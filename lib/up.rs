@@ -1,0 +1,460 @@
+//! nlpc-up: expiry, revival, death and pruning — the part of the crawl that
+//! keeps it fresh and keeps dead URLs from coming back as new.
+//!
+//! One pass walks the states nlpc-up acts on and moves every record that is
+//! due. Records are picked in a read snapshot and moved in short write
+//! transactions that look at each record again first, so a record another
+//! daemon leased or moved meanwhile is left alone without any lease of ours.
+
+use crate::cache::Cache;
+use crate::clock;
+use crate::error::Result;
+use crate::list::Selector;
+use crate::record::{Record, State};
+use crate::store::{Key, Store};
+use crate::{debug, info};
+
+const DAY: u64 = 86_400;
+
+/// How nlpc-up works. Times are seconds.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `--ttexp`: a SCANNED record is re-fetched this long after its fetch.
+    pub ttexp: u64,
+    /// `--ttmin`: but never sooner than this, whatever the server says.
+    pub ttmin: u64,
+    /// `--ttrev`: an UNREACH record is revived this long after it failed.
+    pub ttrev: u64,
+    /// `--rtdead`: failed revivals in a row after which a record is DEAD.
+    pub rtdead: u16,
+    /// `--ttdel`: a DEAD record is pruned this long after it died.
+    pub ttdel: u64,
+    /// `--ttrej`: REJECTED, EXCLUDED and REDIRECT records are fetched again
+    /// this long after they got there.
+    pub ttrej: u64,
+    /// Only these records are touched (`-s`, `--auth`, pattern).
+    pub select: Selector,
+    /// Records moved per write transaction.
+    pub batch: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            ttexp: 10 * DAY,
+            ttmin: DAY,
+            ttrev: 5 * DAY,
+            rtdead: 5,
+            ttdel: 5 * DAY,
+            ttrej: 10 * DAY,
+            select: Selector::default(),
+            batch: 1024,
+        }
+    }
+}
+
+/// What nlpc-up does to one record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// SCANNED, REJECTED, EXCLUDED or REDIRECT → DIRTY, to be fetched again.
+    Expire,
+    /// UNREACH (or, by hand, DEAD) → DIRTY, one more revival counted.
+    Revive,
+    /// → DEAD.
+    Kill,
+    /// DEAD → GONE: everything but the URL forgotten, the cached body removed.
+    Prune,
+}
+
+impl Action {
+    /// The force option that asks for this action.
+    pub fn option(self) -> &'static str {
+        match self {
+            Action::Expire => "--force-exp",
+            Action::Revive => "--force-rev",
+            Action::Kill => "--force-dead",
+            Action::Prune => "--force-del",
+        }
+    }
+
+    /// The states the action applies to when forced. Kill applies to every
+    /// live state, but only when they are named with `-s`.
+    pub fn applies_to(self, s: State) -> bool {
+        match self {
+            Action::Expire => EXPIRING.contains(&s),
+            Action::Revive => matches!(s, State::Unreach | State::Dead),
+            Action::Kill => !matches!(s, State::Dead | State::Gone),
+            Action::Prune => s == State::Dead,
+        }
+    }
+
+    /// The states a forced action selects when `-s` is not given.
+    pub fn default_states(self) -> &'static [State] {
+        match self {
+            Action::Expire => &EXPIRING,
+            Action::Revive => &[State::Unreach, State::Dead],
+            Action::Kill => &[State::Unreach],
+            Action::Prune => &[State::Dead],
+        }
+    }
+}
+
+/// States whose records are fetched again after a while.
+const EXPIRING: [State; 4] = [
+    State::Scanned,
+    State::Rejected,
+    State::Excluded,
+    State::Redirect,
+];
+
+/// The states a timed pass walks. DEAD comes before UNREACH so a record
+/// killed in a pass is not pruned in the same pass.
+const WALKED: [State; 6] = [
+    State::Dead,
+    State::Unreach,
+    State::Scanned,
+    State::Rejected,
+    State::Excluded,
+    State::Redirect,
+];
+
+/// When a SCANNED record fetched at `r.fetched` expires: `ttexp` after the
+/// fetch, or sooner when the server said so, but never before `ttmin`.
+pub fn expiry_time(cfg: &Config, r: &Record) -> u64 {
+    let base = if r.fetched != 0 { r.fetched } else { r.changed };
+    let mut due = base.saturating_add(cfg.ttexp);
+    if r.expires != 0 {
+        due = due.min(r.expires.max(base.saturating_add(cfg.ttmin)));
+    }
+    due
+}
+
+/// What a timed pass does to `r` at `now`, if anything. A record is due at
+/// its time exactly: one second before, it stays.
+pub fn due(cfg: &Config, r: &Record, now: u64) -> Option<Action> {
+    if r.lease.is_some() {
+        return None;
+    }
+    let after = |t: u64| now >= r.changed.saturating_add(t);
+    match r.state {
+        State::Scanned => (now >= expiry_time(cfg, r)).then_some(Action::Expire),
+        State::Rejected | State::Excluded | State::Redirect => {
+            after(cfg.ttrej).then_some(Action::Expire)
+        }
+        // A record that failed its rtdead-th revival in a row dies at once:
+        // waiting ttrev again would only delay the verdict.
+        State::Unreach if r.revivals >= cfg.rtdead => Some(Action::Kill),
+        State::Unreach => after(cfg.ttrev).then_some(Action::Revive),
+        State::Dead => after(cfg.ttdel).then_some(Action::Prune),
+        _ => None,
+    }
+}
+
+/// Where a record goes to be fetched again. One without an address never
+/// resolved (its DNS failed), and nlpc-fetch would fail it at once for
+/// want of one: it goes back to NEW, through nlpc-resolve.
+fn refetch_state(r: &Record) -> State {
+    if r.addr.is_empty() {
+        State::New
+    } else {
+        State::Dirty
+    }
+}
+
+/// Applies `a` to `r` at `now`.
+pub fn apply(a: Action, r: &mut Record, now: u64) {
+    match a {
+        Action::Expire => r.state = refetch_state(r),
+        Action::Revive => {
+            r.state = refetch_state(r);
+            r.revivals = r.revivals.saturating_add(1);
+        }
+        Action::Kill => r.state = State::Dead,
+        Action::Prune => {
+            // The tombstone: the URL (so it is never taken for new), when it
+            // was first seen, and why it died.
+            let mut t = Record::new(&r.url, r.created);
+            t.state = State::Gone;
+            t.reason = std::mem::take(&mut r.reason);
+            *r = t;
+        }
+    }
+    r.changed = now;
+}
+
+/// What one pass or one forced run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub expired: usize,
+    pub revived: usize,
+    pub killed: usize,
+    pub pruned: usize,
+}
+
+impl Report {
+    pub fn total(&self) -> usize {
+        self.expired + self.revived + self.killed + self.pruned
+    }
+
+    fn count(&mut self, a: Action) {
+        match a {
+            Action::Expire => self.expired += 1,
+            Action::Revive => self.revived += 1,
+            Action::Kill => self.killed += 1,
+            Action::Prune => self.pruned += 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} expired, {} revived, {} dead, {} pruned",
+            self.expired, self.revived, self.killed, self.pruned
+        )
+    }
+}
+
+/// Keys looked at per read snapshot, so no snapshot lives long on a large
+/// database (a long reader keeps LMDB from reusing pages).
+const CHUNK: usize = 65_536;
+
+fn log_move(before: &Record, after: &Record, a: Action) {
+    match a {
+        Action::Expire => info!("expired {} ({} → {})", after.url, before.state, after.state),
+        Action::Revive => info!(
+            "revived {} (revival {}, → {})",
+            after.url, after.revivals, after.state
+        ),
+        Action::Kill => info!(
+            "dead {} ({} failed revivals, was {})",
+            after.url, before.revivals, before.state
+        ),
+        Action::Prune => info!("pruned {}", after.url),
+    }
+}
+
+/// Moves the records under `keys` that `decide` still wants moved, looking
+/// at each again inside the write transaction: one that another daemon
+/// leased or moved since the snapshot is left alone.
+fn move_keys(
+    store: &Store,
+    cache: &Cache,
+    keys: &[Key],
+    batch: usize,
+    rep: &mut Report,
+    now: u64,
+    decide: &dyn Fn(&Record) -> Vec<Action>,
+) -> Result<()> {
+    for chunk in keys.chunks(batch.max(1)) {
+        let mut w = store.write()?;
+        for key in chunk {
+            let Some(before) = w.get(key)? else {
+                continue;
+            };
+            if before.lease.is_some() {
+                debug!("{}: leased, left alone", before.url);
+                continue;
+            }
+            let actions = decide(&before);
+            if actions.is_empty() {
+                continue;
+            }
+            let mut r = before.clone();
+            for a in &actions {
+                let prev = r.clone();
+                apply(*a, &mut r, now);
+                rep.count(*a);
+                log_move(&prev, &r, *a);
+            }
+            w.update(key, &r)?;
+            if r.state == State::Gone {
+                // Inside the transaction: if we die before the commit the
+                // record is still DEAD and the next pass prunes it again,
+                // so a cached body is never left without its record.
+                cache.remove(key)?;
+            }
+        }
+        w.commit()?;
+    }
+    Ok(())
+}
+
+/// One timed pass over every state nlpc-up acts on, at the crawl's `now`.
+pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Report> {
+    let mut rep = Report::default();
+    let sel = &cfg.select;
+    for state in WALKED {
+        if !sel.states.is_empty() && !sel.states.contains(&state) {
+            continue;
+        }
+        let mut from: Option<Key> = None;
+        loop {
+            let mut keys = Vec::new();
+            let mut seen = 0;
+            let mut last = None;
+            {
+                let rd = store.read()?;
+                rd.walk_keys(state, false, from.as_ref(), |k| {
+                    seen += 1;
+                    if seen > CHUNK {
+                        last = Some(k);
+                        return Ok(false);
+                    }
+                    if let Some(r) = rd.get(&k)? {
+                        if sel.matches(&r) && due(cfg, &r, now).is_some() {
+                            keys.push(k);
+                        }
+                    }
+                    Ok(true)
+                })?;
+            }
+            let decide = |r: &Record| -> Vec<Action> {
+                match due(cfg, r, now) {
+                    Some(a) if r.state == state && sel.matches(r) => vec![a],
+                    _ => Vec::new(),
+                }
+            };
+            move_keys(store, cache, &keys, cfg.batch, &mut rep, now, &decide)?;
+            match last {
+                Some(k) => from = Some(k),
+                None => break,
+            }
+        }
+    }
+    Ok(rep)
+}
+
+/// Applies `actions` at once to every selected record they apply to, in
+/// order (so `--force-dead --force-del` kills and then prunes). `explicit`
+/// says the states were named with `-s`: only then does Kill reach beyond
+/// UNREACH records.
+pub fn force(
+    store: &Store,
+    cache: &Cache,
+    cfg: &Config,
+    actions: &[Action],
+    explicit: bool,
+    now: u64,
+) -> Result<Report> {
+    let mut sel = cfg.select.clone();
+    if sel.states.is_empty() {
+        for a in actions {
+            for s in a.default_states() {
+                if !sel.states.contains(s) {
+                    sel.states.push(*s);
+                }
+            }
+        }
+    }
+    let mut keys = Vec::new();
+    {
+        let rd = store.read()?;
+        sel.walk(&rd, |k, r| {
+            if r.lease.is_none() {
+                keys.push(k);
+            }
+            Ok(true)
+        })?;
+    }
+    let decide = |r: &Record| -> Vec<Action> {
+        if !sel.matches(r) {
+            return Vec::new();
+        }
+        // Each action sees the state the ones before it left.
+        let mut probe = r.clone();
+        let mut out = Vec::new();
+        for a in actions {
+            let ok = match a {
+                Action::Kill if !explicit => probe.state == State::Unreach,
+                a => a.applies_to(probe.state),
+            };
+            if ok {
+                apply(*a, &mut probe, now);
+                out.push(*a);
+            }
+        }
+        out
+    };
+    let mut rep = Report::default();
+    move_keys(store, cache, &keys, cfg.batch, &mut rep, now, &decide)?;
+    Ok(rep)
+}
+
+/// The daemon's step: one pass, logged when it moved anything.
+pub fn step(store: &Store, cache: &Cache, cfg: &Config) -> Result<usize> {
+    let rep = pass(store, cache, cfg, clock::now())?;
+    if rep.total() > 0 {
+        info!("pass: {rep}");
+    }
+    Ok(rep.total())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(state: State, changed: u64) -> Record {
+        let mut r = Record::new("http://a.test/", 1);
+        r.state = state;
+        r.changed = changed;
+        r.addr = "192.0.2.1".into();
+        r
+    }
+
+    #[test]
+    fn expiry_is_ttexp_or_sooner_but_never_before_ttmin() {
+        let cfg = Config::default();
+        let mut r = rec(State::Scanned, 1000);
+        r.fetched = 1000;
+        assert_eq!(expiry_time(&cfg, &r), 1000 + 10 * DAY);
+        r.expires = 1000 + 3 * DAY;
+        assert_eq!(expiry_time(&cfg, &r), 1000 + 3 * DAY);
+        r.expires = 1000 + 60;
+        assert_eq!(expiry_time(&cfg, &r), 1000 + DAY);
+        r.expires = 1000 + 30 * DAY;
+        assert_eq!(expiry_time(&cfg, &r), 1000 + 10 * DAY);
+    }
+
+    #[test]
+    fn due_at_the_second_not_before() {
+        let cfg = Config::default();
+        let r = rec(State::Unreach, 1000);
+        assert_eq!(due(&cfg, &r, 1000 + 5 * DAY - 1), None);
+        assert_eq!(due(&cfg, &r, 1000 + 5 * DAY), Some(Action::Revive));
+        let mut tired = r.clone();
+        tired.revivals = 5;
+        assert_eq!(due(&cfg, &tired, 1000), Some(Action::Kill));
+        let dead = rec(State::Dead, 1000);
+        assert_eq!(due(&cfg, &dead, 1000 + 5 * DAY - 1), None);
+        assert_eq!(due(&cfg, &dead, 1000 + 5 * DAY), Some(Action::Prune));
+        assert_eq!(due(&cfg, &rec(State::Verified, 0), u64::MAX), None);
+    }
+
+    #[test]
+    fn revival_without_an_address_goes_through_the_resolver() {
+        let mut r = rec(State::Unreach, 1000);
+        r.addr.clear();
+        apply(Action::Revive, &mut r, 2000);
+        assert_eq!((r.state, r.revivals, r.changed), (State::New, 1, 2000));
+        let mut r = rec(State::Unreach, 1000);
+        apply(Action::Revive, &mut r, 2000);
+        assert_eq!((r.state, r.revivals), (State::Dirty, 1));
+    }
+
+    #[test]
+    fn a_tombstone_keeps_only_the_url() {
+        let mut r = rec(State::Dead, 1000);
+        r.hash = [1; 32];
+        r.size = 10;
+        r.reason = "HTTP 500".into();
+        apply(Action::Prune, &mut r, 2000);
+        assert_eq!(r.state, State::Gone);
+        assert_eq!((r.size, r.hash, r.addr.as_str()), (0, [0; 32], ""));
+        assert_eq!(
+            (r.url.as_str(), r.reason.as_str()),
+            ("http://a.test/", "HTTP 500")
+        );
+    }
+}

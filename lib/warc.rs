@@ -1,0 +1,142 @@
+//! Writing WARC 1.1 files (ISO 28500:2017): one gzip member per record, so
+//! tools can seek to any record and a damaged record spoils only itself.
+
+use std::io::{self, Write};
+
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use sha1::{Digest, Sha1};
+
+/// The profile of a revisit record whose payload equals an earlier one's.
+pub const IDENTICAL_PAYLOAD: &str =
+    "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
+
+/// A new WARC-Record-ID: a random UUID URN in angle brackets.
+pub fn record_id() -> String {
+    format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+}
+
+/// A labelled SHA-1 digest in base32, the form archive tools read
+/// (`sha1:` and 32 characters).
+pub fn sha1_digest(parts: &[&[u8]]) -> String {
+    let mut h = Sha1::new();
+    for p in parts {
+        h.update(p);
+    }
+    format!("sha1:{}", data_encoding::BASE32.encode(&h.finalize()))
+}
+
+/// A header value with line breaks flattened, so a stored value can never
+/// end a header early or inject another.
+pub fn field_value(v: &str) -> String {
+    v.replace(['\r', '\n'], " ")
+}
+
+/// Writes records to `out`, each a gzip member of its own.
+pub struct Writer<W: Write> {
+    out: W,
+    /// Compressed bytes written so far.
+    pub written: u64,
+}
+
+/// Counts what passes through to the underlying writer.
+struct Counting<'a, W: Write> {
+    inner: &'a mut W,
+    n: u64,
+}
+
+impl<W: Write> Write for Counting<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Writer<W> {
+    pub fn new(out: W) -> Writer<W> {
+        Writer { out, written: 0 }
+    }
+
+    /// Writes one record of `warc_type` with `fields` (the named fields
+    /// other than WARC-Type, Content-Length and WARC-Block-Digest, which are
+    /// computed) and a block made of `block` concatenated.
+    pub fn record(
+        &mut self,
+        warc_type: &str,
+        fields: &[(&str, String)],
+        block: &[&[u8]],
+    ) -> io::Result<()> {
+        let len: usize = block.iter().map(|b| b.len()).sum();
+        let mut head = format!("WARC/1.1\r\nWARC-Type: {warc_type}\r\n");
+        for (k, v) in fields {
+            head.push_str(k);
+            head.push_str(": ");
+            head.push_str(&field_value(v));
+            head.push_str("\r\n");
+        }
+        head.push_str(&format!(
+            "WARC-Block-Digest: {}\r\nContent-Length: {len}\r\n\r\n",
+            sha1_digest(block)
+        ));
+        let mut counting = Counting {
+            inner: &mut self.out,
+            n: 0,
+        };
+        let mut gz = GzEncoder::new(&mut counting, Compression::default());
+        gz.write_all(head.as_bytes())?;
+        for b in block {
+            gz.write_all(b)?;
+        }
+        gz.write_all(b"\r\n\r\n")?;
+        gz.finish()?;
+        self.written += counting.n;
+        Ok(())
+    }
+
+    /// Flushes and hands back the underlying writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn digests_in_base32() {
+        // SHA-1 of the empty string, base32.
+        assert_eq!(sha1_digest(&[b""]), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
+        assert_eq!(sha1_digest(&[b"ab", b"c"]), sha1_digest(&[b"abc"]));
+    }
+
+    #[test]
+    fn one_gzip_member_per_record() {
+        let mut w = Writer::new(Vec::new());
+        w.record("resource", &[("X", "a\r\nb".into())], &[b"hello"])
+            .unwrap();
+        let first = w.written as usize;
+        w.record("resource", &[], &[b"world"]).unwrap();
+        let out = w.finish().unwrap();
+        let mut one = String::new();
+        flate2::read::GzDecoder::new(&out[..first])
+            .read_to_string(&mut one)
+            .unwrap();
+        assert!(one.starts_with("WARC/1.1\r\nWARC-Type: resource\r\nX: a  b\r\n"));
+        assert!(
+            one.ends_with("Content-Length: 5\r\n\r\nhello\r\n\r\n"),
+            "{one}"
+        );
+        let mut all = String::new();
+        flate2::read::MultiGzDecoder::new(&out[..])
+            .read_to_string(&mut all)
+            .unwrap();
+        assert!(all.ends_with("world\r\n\r\n"));
+    }
+}

@@ -1,0 +1,107 @@
+//! nlpc-up and nlpc-dump throughput: a timed pass over SCANNED records
+//! with nothing due and with half of them due, and a dump of pages to WARC
+//! (and to text, where the text modules exist).
+//!
+//! cargo bench --bench up [-- N]   (N records, default 1000000; the dump
+//! takes N/20 pages of 20 KB)
+
+use std::time::Instant;
+
+use nlpcrawl::archive::Archive;
+use nlpcrawl::cache::Cache;
+use nlpcrawl::dump;
+use nlpcrawl::record::{Record, State};
+use nlpcrawl::store::{self, Inserted, Store};
+use nlpcrawl::up;
+
+const NOW: u64 = 2_000_000_000;
+const DAY: u64 = 86_400;
+
+fn main() {
+    let n: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
+    let tmp = tempfile::tempdir().expect("temporary directory");
+    let st = Store::open(&tmp.path().join("db"), store::Options::default()).expect("open");
+    let cache = Cache::new(tmp.path().join("cache"));
+    let recs: Vec<Record> = (0..n)
+        .map(|i| {
+            let mut r = Record::new(&format!("http://host{}.example.lv/p/{i}.html", i % 5000), 1);
+            r.state = State::Scanned;
+            r.addr = "192.0.2.1".into();
+            // Half fetched 20 days ago (due), half an hour ago.
+            r.fetched = if i % 2 == 0 {
+                NOW - 20 * DAY
+            } else {
+                NOW - 3600
+            };
+            r
+        })
+        .collect();
+    for chunk in recs.chunks(100_000) {
+        let mut w = st.write().expect("write");
+        w.insert_batch(chunk).expect("insert");
+        w.commit().expect("commit");
+    }
+    let cfg = up::Config::default();
+
+    let t = Instant::now();
+    let rep = up::pass(&st, &cache, &cfg, NOW - 19 * DAY).expect("pass");
+    let secs = t.elapsed().as_secs_f64();
+    assert_eq!(rep.total(), 0);
+    println!(
+        "nlpc-up pass, nothing due: {n} SCANNED records in {secs:.2} s, {:.0} records/s",
+        n as f64 / secs
+    );
+    let t = Instant::now();
+    let rep = up::pass(&st, &cache, &cfg, NOW).expect("pass");
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "nlpc-up pass, half due: {} of {n} expired in {secs:.2} s, {:.0} moved/s",
+        rep.expired,
+        rep.expired as f64 / secs
+    );
+
+    // A corpus of 20 KB pages.
+    let pages = (n / 20).max(1);
+    let body: Vec<u8> = "Rīga ir Latvijas galvaspilsēta un lielākā pilsēta. "
+        .repeat(400)
+        .into_bytes();
+    let tmp2 = tempfile::tempdir().expect("temporary directory");
+    let st = Store::open(&tmp2.path().join("db"), store::Options::default()).expect("open");
+    let cache = Cache::new(tmp2.path().join("cache"));
+    let mut w = st.write().expect("write");
+    for i in 0..pages {
+        let mut r = Record::new(&format!("http://h{}.example.lv/{i}", i % 300), 1);
+        r.state = State::Scanned;
+        r.fetched = NOW;
+        r.content_type = "text/html".into();
+        r.charset = "utf-8".into();
+        r.language = "lv".into();
+        let mut b = body.clone();
+        b.extend_from_slice(format!("<p>{i}</p>").as_bytes());
+        r.hash = *blake3::hash(&b).as_bytes();
+        r.size = b.len() as u64;
+        if let Inserted::New(k) = w.insert(&r).expect("insert") {
+            cache.write(&k, &b).expect("cache");
+        }
+    }
+    w.commit().expect("commit");
+    let bytes = pages as f64 * body.len() as f64;
+    let arch = Archive::new(tmp2.path().join("archive"));
+    let cfg = dump::Config {
+        warc: Some(tmp2.path().join("out.warc.gz")),
+        ..dump::Config::default()
+    };
+    let t = Instant::now();
+    let rep = dump::dump(&st, &cache, &arch, &cfg).expect("dump");
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "nlpc-dump --warc: {} pages of 20 KB in {secs:.2} s, {:.0} pages/s, {:.1} MB/s in, {:.1} MB out",
+        rep.records,
+        rep.records as f64 / secs,
+        bytes / secs / 1e6,
+        rep.warc_bytes as f64 / 1e6
+    );
+}

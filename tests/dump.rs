@@ -1,0 +1,524 @@
+//! nlpc-dump: WARC files read back by an independent reader (Python's
+//! warcio, through tests/data/warc_read.py), selection, bodies replaced
+//! under a running dump, and a dump of 10k records while a writer works.
+
+mod common;
+
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::*;
+use nlpcrawl::archive::{Archive, Version};
+use nlpcrawl::clock;
+use nlpcrawl::record::{Record, State};
+use nlpcrawl::store::{Inserted, Key, Store, Table};
+use serde_json::Value;
+
+/// SHA-1 in base32 with its label, as WARC digests are written.
+fn sha1(b: &[u8]) -> String {
+    nlpcrawl::warc::sha1_digest(&[b])
+}
+
+fn b64(s: &str) -> Vec<u8> {
+    data_encoding::BASE64.decode(s.as_bytes()).expect("base64")
+}
+
+/// Reads `warc` back with warcio; one JSON object per record. Fails the
+/// test, saying what to install, when python3 or warcio is missing: CI
+/// installs both, so a silent skip would hide a broken round trip.
+fn read_back(warc: &Path, payloads: bool) -> Vec<Value> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/warc_read.py");
+    let mut cmd = Command::new("python3");
+    cmd.arg(&script).arg(warc);
+    if payloads {
+        cmd.arg("--payloads");
+    }
+    let o = cmd.output().unwrap_or_else(|e| {
+        panic!("python3 is needed to read the WARC back with warcio ({e}); .ci/run installs it")
+    });
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "warc_read.py failed: {err}");
+    // warcio warns on standard error about, among others, a file that is
+    // not one gzip member per record.
+    assert!(err.is_empty(), "warcio complained: {err}");
+    stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+/// The number of gzip members in `b`.
+fn gzip_members(mut b: &[u8]) -> usize {
+    let mut n = 0;
+    while !b.is_empty() {
+        let mut d = flate2::bufread::GzDecoder::new(b);
+        std::io::copy(&mut d, &mut std::io::sink()).expect("gzip member");
+        b = d.into_inner();
+        n += 1;
+    }
+    n
+}
+
+/// Plants a record in `state` with `body` stored as nlpc-fetch stores it.
+fn plant_page(
+    c: &Crawl,
+    st: &Store,
+    url: &str,
+    state: State,
+    body: &[u8],
+    f: impl FnOnce(&mut Record),
+) -> Key {
+    let mut r = Record::new(url, 1_700_000_000);
+    r.state = state;
+    r.addr = "192.0.2.7".into();
+    r.status = 200;
+    r.fetched = 1_700_000_000;
+    r.content_type = "text/html".into();
+    r.charset = "utf-8".into();
+    r.language = "lv".into();
+    r.size = body.len() as u64;
+    r.hash = *blake3::hash(body).as_bytes();
+    f(&mut r);
+    let mut w = st.write().expect("write");
+    let key = match w.insert(&r).expect("insert") {
+        Inserted::New(k) => k,
+        Inserted::Known(..) => panic!("{url} planted twice"),
+    };
+    w.commit().expect("commit");
+    c.cache().write(&key, body).expect("cache write");
+    key
+}
+
+fn archive(c: &Crawl) -> Archive {
+    Archive::new(c.tmp.path().join("archive"))
+}
+
+/// Adds an archived version of `key`, as nlpc-fetch leaves one.
+fn plant_version(c: &Crawl, st: &Store, key: &Key, fetched: u64, body: &[u8]) {
+    let v = Version {
+        fetched,
+        hash: *blake3::hash(body).as_bytes(),
+        size: body.len() as u64,
+        status: 200,
+        content_type: "text/html".into(),
+        charset: "utf-8".into(),
+    };
+    let src = c.tmp.path().join(format!("src-{fetched}"));
+    std::fs::write(&src, body).unwrap();
+    archive(c).keep(&src, key, fetched, &v.hash).unwrap();
+    let mut w = st.write().unwrap();
+    w.table_put(
+        Table::History,
+        &Version::table_key(key, fetched),
+        &v.encode(),
+    )
+    .unwrap();
+    w.commit().unwrap();
+}
+
+fn dump(c: &Crawl, args: &[&str]) -> String {
+    let o = c.run("nlpc-dump", args);
+    assert_eq!(o.status.code(), Some(0), "nlpc-dump: {}", stderr(&o));
+    stderr(&o)
+}
+
+fn field<'a>(v: &'a Value, k: &str) -> &'a str {
+    v[k].as_str().unwrap_or_else(|| panic!("no {k} in {v}"))
+}
+
+fn http_header<'a>(v: &'a Value, name: &str) -> Option<&'a str> {
+    v["http"].as_array()?.iter().find_map(|p| {
+        (p[0].as_str()?.eq_ignore_ascii_case(name))
+            .then(|| p[1].as_str())
+            .flatten()
+    })
+}
+
+const T1: u64 = 1_690_000_000;
+const T2: u64 = 1_695_000_000;
+
+/// A small corpus: a page with two archived versions, the current one
+/// equal to the first; a windows-1257 page; a page in English on another
+/// host; a rejected page; a page whose body is gone; and one whose cache
+/// file was replaced after the record (nlpc-fetch archived it first).
+fn small_corpus(c: &Crawl) -> HashMap<&'static str, Key> {
+    let st = c.store();
+    let mut keys = HashMap::new();
+    let k = plant_page(
+        c,
+        &st,
+        "http://a.test/news",
+        State::Scanned,
+        b"alpha",
+        |r| {
+            r.etag = "\"a3\"".into();
+            r.last_modified = "Sun, 06 Nov 1994 08:49:37 GMT".into();
+        },
+    );
+    plant_version(c, &st, &k, T1, b"alpha");
+    plant_version(c, &st, &k, T2, b"beta, longer");
+    keys.insert("news", k);
+    let lv = b"Lab\xe2 diena, \xf0is ir latvie\xf0u teksts";
+    keys.insert(
+        "lv",
+        plant_page(c, &st, "http://a.test/lv", State::Verified, lv, |r| {
+            r.charset = "windows-1257".into();
+        }),
+    );
+    keys.insert(
+        "en",
+        plant_page(
+            c,
+            &st,
+            "http://b.test:8080/en?x=1",
+            State::Scanned,
+            b"english",
+            |r| r.language = "en".into(),
+        ),
+    );
+    keys.insert(
+        "rejected",
+        plant_page(c, &st, "http://a.test/rej", State::Rejected, b"no", |_| {}),
+    );
+    let gone = plant_page(c, &st, "http://a.test/gone", State::Scanned, b"x", |_| {});
+    c.cache().remove(&gone).unwrap();
+    let moved = plant_page(
+        c,
+        &st,
+        "http://a.test/moved",
+        State::Scanned,
+        b"snap",
+        |_| {},
+    );
+    let r = record(&st, "http://a.test/moved");
+    archive(c)
+        .keep(&c.cache().path(&moved), &moved, r.fetched, &r.hash)
+        .unwrap();
+    c.cache().write(&moved, b"a newer body").unwrap();
+    keys.insert("moved", moved);
+    keys
+}
+
+#[test]
+fn warc_round_trip_through_an_independent_reader() {
+    let c = Crawl::new();
+    small_corpus(&c);
+    let out = c.tmp.path().join("corpus.warc.gz");
+    let log = dump(&c, &["--archived", "--warc", out.to_str().unwrap()]);
+    assert!(
+        log.contains("dumped 4 pages, 6 versions (1 revisits), 1 missing"),
+        "{log}"
+    );
+    let recs = read_back(&out, true);
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(gzip_members(&bytes), recs.len(), "one gzip member a record");
+
+    // A warcinfo record first, which every other record names.
+    let info = &recs[0];
+    assert_eq!(field(info, "type"), "warcinfo");
+    assert_eq!(field(info, "filename"), "corpus.warc.gz");
+    let fields = String::from_utf8(b64(field(info, "payload"))).unwrap();
+    assert!(
+        fields.contains("format: WARC File Format 1.1\r\n"),
+        "{fields}"
+    );
+    for r in &recs {
+        assert_eq!(field(r, "version"), "WARC/1.1");
+        assert!(field(r, "id").starts_with("<urn:uuid:"));
+        if field(r, "type") != "warcinfo" {
+            assert_eq!(field(r, "warcinfo_id"), field(info, "id"));
+        }
+        // warcio checked every digest it could (a revisit has no payload).
+        let verified = r["digests_verified"].as_bool();
+        if field(r, "type") == "revisit" {
+            assert_eq!(verified, None);
+        } else {
+            assert_eq!(verified, Some(true), "{r}");
+        }
+    }
+
+    // Each version: a request, then its response, concurrent to it.
+    let by_uri = |u: &str| -> Vec<&Value> {
+        recs.iter()
+            .filter(|r| r["uri"].as_str() == Some(u) && field(r, "type") != "request")
+            .collect()
+    };
+    for r in recs.iter().filter(|r| field(r, "type") == "request") {
+        let resp = recs
+            .iter()
+            .find(|x| x["id"] == r["concurrent_to"])
+            .expect("the response a request goes with");
+        assert_eq!(resp["uri"], r["uri"]);
+        assert_eq!(resp["date"], r["date"]);
+    }
+
+    // The news page: two responses, then a revisit of the first.
+    let news = by_uri("http://a.test/news");
+    let kinds: Vec<&str> = news.iter().map(|r| field(r, "type")).collect();
+    assert_eq!(kinds, ["response", "response", "revisit"]);
+    assert_eq!(b64(field(news[0], "payload")), b"alpha");
+    assert_eq!(b64(field(news[1], "payload")), b"beta, longer");
+    assert_eq!(field(news[0], "date"), clock::iso8601(T1));
+    assert_eq!(field(news[1], "date"), clock::iso8601(T2));
+    for r in &news[..2] {
+        assert_eq!(field(r, "payload_digest"), field(r, "sha1"));
+        assert_eq!(r["status"], "200");
+        assert_eq!(
+            http_header(r, "Content-Length"),
+            Some(r["length"].to_string().as_str())
+        );
+    }
+    let rv = news[2];
+    assert_eq!(
+        field(rv, "profile"),
+        "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+    );
+    assert_eq!(rv["refers_to"], news[0]["id"]);
+    assert_eq!(rv["refers_to_uri"], "http://a.test/news");
+    assert_eq!(rv["refers_to_date"], news[0]["date"]);
+    assert_eq!(field(rv, "payload_digest"), sha1(b"alpha"));
+    assert_eq!(rv["length"], 0);
+    assert_eq!(http_header(rv, "ETag"), Some("\"a3\""));
+    assert_eq!(
+        http_header(rv, "Last-Modified"),
+        Some("Sun, 06 Nov 1994 08:49:37 GMT")
+    );
+    assert_eq!(field(rv, "ip"), "192.0.2.7");
+
+    // The stored bytes, with the charset they are in.
+    let lv = by_uri("http://a.test/lv");
+    assert_eq!(lv.len(), 1);
+    assert_eq!(
+        http_header(lv[0], "Content-Type"),
+        Some("text/html; charset=windows-1257")
+    );
+    assert_eq!(
+        b64(field(lv[0], "payload")),
+        b"Lab\xe2 diena, \xf0is ir latvie\xf0u teksts"
+    );
+    assert_eq!(by_uri("http://b.test:8080/en?x=1").len(), 1);
+    // The body as the snapshot had it, from the archive.
+    let moved = by_uri("http://a.test/moved");
+    assert_eq!(b64(field(moved[0], "payload")), b"snap");
+    // Neither the rejected page nor the one without a body.
+    assert!(by_uri("http://a.test/rej").is_empty());
+    assert!(by_uri("http://a.test/gone").is_empty());
+    assert!(log.contains("http://a.test/gone: no body"), "{log}");
+    assert_eq!(recs.len(), 1 + 2 * 6);
+}
+
+#[test]
+fn selection_language_and_current_versions_only() {
+    let c = Crawl::new();
+    small_corpus(&c);
+    let uris = |args: &[&str]| -> Vec<String> {
+        let out = c.tmp.path().join("sel.warc.gz");
+        let mut all = vec!["--warc", out.to_str().unwrap()];
+        all.extend_from_slice(args);
+        dump(&c, &all);
+        let mut v: Vec<String> = read_back(&out, false)
+            .iter()
+            .filter(|r| r["type"] == "response" || r["type"] == "revisit")
+            .map(|r| field(r, "uri").to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    // Without --archived, one response per page, none a revisit.
+    assert_eq!(
+        uris(&[]),
+        [
+            "http://a.test/lv",
+            "http://a.test/moved",
+            "http://a.test/news",
+            "http://b.test:8080/en?x=1"
+        ]
+    );
+    assert_eq!(uris(&["--lang", "en"]), ["http://b.test:8080/en?x=1"]);
+    assert_eq!(uris(&["--auth", "b.test"]), ["http://b.test:8080/en?x=1"]);
+    assert_eq!(uris(&["-s", "verified"]), ["http://a.test/lv"]);
+    assert_eq!(uris(&["*/news"]), ["http://a.test/news"]);
+}
+
+#[test]
+fn bad_options_and_a_warc_on_standard_output() {
+    let c = Crawl::new();
+    small_corpus(&c);
+    for (args, says) in [
+        (&[][..], "nothing to do"),
+        (
+            &["--warc", "x", "-s", "rejected"][..],
+            "not part of the corpus",
+        ),
+        (&["--warc", "x", "-s", "nosuch"][..], "unknown state"),
+    ] {
+        let o = c.run("nlpc-dump", args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    let o = c.run("nlpc-dump", &["--warc", "-", "--auth", "b.test"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(&o.stdout[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    assert!(text.starts_with("WARC/1.1\r\nWARC-Type: warcinfo\r\n"));
+    assert!(text.contains("WARC-Target-URI: http://b.test:8080/en?x=1\r\n"));
+    // A dump into a directory that does not exist fails in one line and
+    // leaves nothing behind.
+    let o = c.run("nlpc-dump", &["--warc", "/nonexistent/dir/x.warc.gz"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}
+
+/// What the writer thread does in step `i`, in one transaction: a new
+/// record `new/i`, and planted record `p/i` re-fetched with a changed body
+/// (archived first, then the cache file replaced, then the record, as
+/// nlpc-fetch does).
+fn writer_step(c: &Crawl, st: &Store, keys: &[Key], i: usize) {
+    let key = keys[i];
+    let mut r = st
+        .read()
+        .unwrap()
+        .get(&key)
+        .unwrap()
+        .expect("planted record");
+    archive(c)
+        .keep(&c.cache().path(&key), &key, r.fetched, &r.hash)
+        .unwrap();
+    let body = format!("new body {i}");
+    c.cache().write(&key, body.as_bytes()).unwrap();
+    let v = Version {
+        fetched: r.fetched,
+        hash: r.hash,
+        size: r.size,
+        status: 200,
+        content_type: r.content_type.clone(),
+        charset: r.charset.clone(),
+    };
+    r.fetched += 1000;
+    r.hash = *blake3::hash(body.as_bytes()).as_bytes();
+    r.size = body.len() as u64;
+    let mut n = Record::new(&format!("http://new.test/{i}"), 1);
+    n.state = State::Scanned;
+    n.fetched = 1_700_000_000;
+    let nb = format!("inserted {i}");
+    n.hash = *blake3::hash(nb.as_bytes()).as_bytes();
+    n.size = nb.len() as u64;
+    let mut w = st.write().unwrap();
+    w.update(&key, &r).unwrap();
+    w.table_put(
+        Table::History,
+        &Version::table_key(&key, v.fetched),
+        &v.encode(),
+    )
+    .unwrap();
+    if let Inserted::New(k) = w.insert(&n).unwrap() {
+        c.cache().write(&k, nb.as_bytes()).unwrap();
+    }
+    w.commit().unwrap();
+}
+
+#[test]
+fn a_dump_of_10k_records_while_a_writer_is_active_is_one_snapshot() {
+    const N: usize = 10_000;
+    let c = Arc::new(Crawl::new());
+    let st = c.store();
+    let mut recs = Vec::with_capacity(N);
+    for i in 0..N {
+        let mut r = Record::new(&format!("http://p{}.test/{i}", i % 97), 1);
+        r.state = State::Scanned;
+        r.fetched = 1_700_000_000;
+        r.content_type = "text/plain".into();
+        let body = format!("old body {i}");
+        r.hash = *blake3::hash(body.as_bytes()).as_bytes();
+        r.size = body.len() as u64;
+        recs.push(r);
+    }
+    let mut w = st.write().unwrap();
+    let keys: Vec<Key> = w
+        .insert_batch(&recs)
+        .unwrap()
+        .into_iter()
+        .map(|i| match i {
+            Inserted::New(k) => k,
+            Inserted::Known(..) => panic!("planted twice"),
+        })
+        .collect();
+    w.commit().unwrap();
+    for (i, k) in keys.iter().enumerate() {
+        c.cache()
+            .write(k, format!("old body {i}").as_bytes())
+            .unwrap();
+    }
+    drop(st);
+
+    let steps = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (c, steps, stop, keys) = (c.clone(), steps.clone(), stop.clone(), keys.clone());
+        std::thread::spawn(move || {
+            let st = c.store();
+            let mut i = 0;
+            while !stop.load(Ordering::SeqCst) && i < N {
+                writer_step(&c, &st, &keys, i);
+                i += 1;
+                steps.store(i, Ordering::SeqCst);
+            }
+        })
+    };
+    wait_until(Duration::from_secs(30), "the writer to start", || {
+        steps.load(Ordering::SeqCst) >= 10
+    });
+    let out = c.tmp.path().join("big.warc.gz");
+    let before = steps.load(Ordering::SeqCst);
+    let t = Instant::now();
+    let log = dump(&c, &["--warc", out.to_str().unwrap()]);
+    let took = t.elapsed();
+    let after = steps.load(Ordering::SeqCst);
+    stop.store(true, Ordering::SeqCst);
+    writer.join().unwrap();
+    assert!(after > before, "the writer made no step during the dump");
+    eprintln!(
+        "dumped {N}+ records in {took:.2?} while the writer made {} steps",
+        after - before
+    );
+
+    // One snapshot: the first k steps, all of them and nothing else.
+    let got: HashMap<String, String> = read_back(&out, false)
+        .iter()
+        .filter(|r| r["type"] == "response")
+        .map(|r| (field(r, "uri").to_string(), field(r, "sha1").to_string()))
+        .collect();
+    let k = (0..N)
+        .take_while(|i| got.contains_key(&format!("http://new.test/{i}")))
+        .count();
+    assert!(
+        (before..=after).contains(&k),
+        "snapshot after step {k}, dump ran from {before} to {after}"
+    );
+    assert_eq!(got.len(), N + k, "{log}");
+    for (i, r) in recs.iter().enumerate() {
+        let body = if i < k {
+            format!("new body {i}")
+        } else {
+            format!("old body {i}")
+        };
+        assert_eq!(
+            got.get(&r.url).map(String::as_str),
+            Some(sha1(body.as_bytes()).as_str()),
+            "{} (snapshot after step {k})",
+            r.url
+        );
+    }
+    for i in 0..k {
+        let u = format!("http://new.test/{i}");
+        assert_eq!(got[&u], sha1(format!("inserted {i}").as_bytes()));
+    }
+    assert!(log.contains(" 0 missing"), "{log}");
+}
