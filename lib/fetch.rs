@@ -103,6 +103,8 @@ pub struct Fetcher<'d> {
     inflight: HashMap<u64, (IpAddr, InFlight)>,
     next_tag: u64,
     outcomes: Vec<Outcome>,
+    /// Records whose result could not be stored, to release on the way out.
+    unfinished: Vec<Job>,
     /// Per-address rest to persist: address → Unix ms before which no
     /// burst may start, so a restarted fetcher stays polite.
     rests: HashMap<IpAddr, u64>,
@@ -206,6 +208,7 @@ impl<'d> Fetcher<'d> {
             inflight: HashMap::new(),
             next_tag: 1,
             outcomes: Vec::new(),
+            unfinished: Vec::new(),
             rests: HashMap::new(),
             resume: [None, None],
             last_fill: None,
@@ -658,7 +661,15 @@ impl<'d> Fetcher<'d> {
         }
         match what {
             InFlight::Robots { origin, hops } => self.robots_done(addr, origin, hops, resp)?,
-            InFlight::Page(job) => self.page_done(*job, resp)?,
+            InFlight::Page(job) => {
+                // If storing fails (a full disk), the record must still be
+                // returned to its state when the fetcher stops.
+                let held = (*job).clone();
+                if let Err(e) = self.page_done(*job, resp) {
+                    self.unfinished.push(held);
+                    return Err(e);
+                }
+            }
         }
         // An address with nothing left leaves, making room for another.
         if let Some(q) = self.addrs.get(&addr) {
@@ -933,7 +944,7 @@ impl<'d> Fetcher<'d> {
     /// Returns every record still held, unchanged, to its state.
     fn release_all(&mut self) -> Result<()> {
         self.commit()?;
-        let mut held: Vec<Job> = Vec::new();
+        let mut held: Vec<Job> = std::mem::take(&mut self.unfinished);
         for (_, q) in self.addrs.drain() {
             held.extend(q.jobs);
         }
