@@ -180,6 +180,24 @@ pub fn expiry(h: &http::Headers, now: u64) -> u64 {
     clock::parse_http_date(&h.expires).unwrap_or(now)
 }
 
+/// Records in `Table::Addrs` that `addr` rests until `until` (Unix ms).
+fn put_rest(w: &mut crate::store::Write<'_>, addr: &IpAddr, until: u64) -> Result<()> {
+    w.table_put(
+        Table::Addrs,
+        addr.to_string().as_bytes(),
+        &until.to_le_bytes(),
+    )
+}
+
+/// The rest `addr` was last recorded to have, in Unix ms (0 for none).
+fn rest_of(rd: &crate::store::Write<'_>, addr: &IpAddr) -> Result<u64> {
+    Ok(rd
+        .table_get(Table::Addrs, addr.to_string().as_bytes())?
+        .and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok())
+        .map(u64::from_le_bytes)
+        .unwrap_or(0))
+}
+
 /// The path and query of a URL: what robots.txt rules match against.
 fn path_and_query(u: &str) -> &str {
     let o = url::origin_of(u);
@@ -387,12 +405,7 @@ impl<'d> Fetcher<'d> {
         let mut rests = HashMap::new();
         for (addr, _) in &got {
             if !self.addrs.contains_key(addr) && !rests.contains_key(addr) {
-                let until = w
-                    .table_get(Table::Addrs, addr.to_string().as_bytes())?
-                    .and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok())
-                    .map(u64::from_le_bytes)
-                    .unwrap_or(0);
-                rests.insert(*addr, until);
+                rests.insert(*addr, rest_of(&w, addr)?);
             }
         }
         w.commit()?;
@@ -565,12 +578,7 @@ impl<'d> Fetcher<'d> {
             let mut w = self.d.store.write()?;
             for addr in &starting {
                 let rest = crate::politeness::gap(*addr, polite, None);
-                let until = now_ms + rest.as_millis() as u64;
-                w.table_put(
-                    Table::Addrs,
-                    addr.to_string().as_bytes(),
-                    &until.to_le_bytes(),
-                )?;
+                put_rest(&mut w, addr, now_ms + rest.as_millis() as u64)?;
             }
             w.commit()?;
         }
@@ -928,11 +936,7 @@ impl<'d> Fetcher<'d> {
             }
         }
         for (addr, until) in &self.rests {
-            w.table_put(
-                Table::Addrs,
-                addr.to_string().as_bytes(),
-                &until.to_le_bytes(),
-            )?;
+            put_rest(&mut w, addr, *until)?;
         }
         w.commit()?;
         self.outcomes.clear();
