@@ -384,3 +384,57 @@ fn a_full_disk_stops_the_crawl_and_loses_nothing_committed() {
         urls.len()
     );
 }
+
+#[test]
+fn the_terminal_monitor_fits_80_by_24() {
+    use nlpcrawl::monitor::Monitor;
+    use nlpcrawl::supervisor::{Daemon, Supervisor};
+    let c = Crawl::new();
+    let st = c.store();
+    let long = format!("http://{}.test/", "x".repeat(200));
+    plant_ready(&st, &long, "127.0.0.1");
+    // What nlpc-fetch publishes, with a host and an error too long for a line.
+    let fetch = serde_json::json!({
+        "pages": 10, "bytes": 1000, "errors": 1, "in_flight": 2, "queued": 3,
+        "addresses": 4, "resting": 1, "top": [[long.clone(), 7]], "recent": [format!("{long}: timeout")],
+    });
+    let mut w = st.write().unwrap();
+    w.table_put(
+        nlpcrawl::store::Table::Stats,
+        nlpcrawl::fetch::STATS_KEY,
+        fetch.to_string().as_bytes(),
+    )
+    .unwrap();
+    w.commit().unwrap();
+    let daemons = [
+        "nlpc-scan",
+        "nlpc-resolve",
+        "nlpc-fetch",
+        "nlpc-vrfy",
+        "nlpc-up",
+    ]
+    .iter()
+    .map(|n| Daemon::new(n, Vec::new()))
+    .collect();
+    let sup = Supervisor::new(daemons, None);
+    let mut m = Monitor::new(true);
+    let screen = m.render(&st, &sup).unwrap();
+    let body = screen
+        .strip_prefix("\x1b[H\x1b[2J")
+        .expect("the screen is cleared first");
+    let lines: Vec<&str> = body.lines().collect();
+    assert!(lines.len() <= 23, "{} lines", lines.len());
+    for l in &lines {
+        assert!(l.chars().count() <= 80, "line too wide: {l}");
+    }
+    for want in [
+        "READY",
+        "in flight 2",
+        "queued 3",
+        "4 served, 1 resting",
+        "nlpc-fetch",
+        "recent errors",
+    ] {
+        assert!(body.contains(want), "{want} missing from\n{body}");
+    }
+}
