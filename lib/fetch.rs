@@ -249,6 +249,11 @@ impl<'d> Fetcher<'d> {
     /// drained.
     pub fn run(&mut self) -> Result<()> {
         info!("started, database {}", self.d.common.db.display());
+        // A fetcher killed while writing a body leaves its temporary file.
+        let n = self.cache.clean_temporaries()?;
+        if n > 0 {
+            info!("removed {n} temporary files of killed fetchers");
+        }
         let res = self.main_loop();
         // Whatever happened, give back what we hold so nothing waits for a
         // reclaim.

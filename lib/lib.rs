@@ -18,6 +18,7 @@ pub mod lang;
 pub mod links;
 pub mod list;
 pub mod log;
+pub mod markup;
 pub mod monitor;
 pub mod options;
 pub mod politeness;

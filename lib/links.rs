@@ -5,7 +5,8 @@
 //! them; script and style contents are raw text and yield no links.
 
 use encoding_rs::{Encoding, UTF_8};
-use html5gum::Tokenizer;
+
+use crate::markup::{self, has_token, Mode, Sink};
 
 /// What a document says about its links.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -90,11 +91,6 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn has_token(list: &[u8], token: &str) -> bool {
-    list.split(|c| c.is_ascii_whitespace() || *c == b',')
-        .any(|t| t.eq_ignore_ascii_case(token.as_bytes()))
-}
-
 /// The URL of a `<meta http-equiv=refresh content="5; url=...">`.
 fn refresh_target(content: &[u8]) -> Option<String> {
     let s = String::from_utf8_lossy(content);
@@ -126,7 +122,7 @@ impl Collector {
         }
     }
 
-    fn open(&mut self, name: &[u8]) {
+    fn start_tag(&mut self, name: &[u8]) {
         self.attrs = Attrs::default();
         self.attr = Attr::None;
         self.tag = match name {
@@ -170,9 +166,9 @@ impl Collector {
         }
     }
 
-    fn close(&mut self) {
+    fn finish_tag(&mut self) {
         let a = std::mem::take(&mut self.attrs);
-        let nofollow = a.rel.as_deref().is_some_and(|r| has_token(r, "nofollow"));
+        let nofollow = a.rel.as_deref().is_some_and(|r| has_token(r, b"nofollow"));
         match self.tag {
             Tag::Other => {}
             Tag::A | Tag::Area => {
@@ -191,7 +187,7 @@ impl Collector {
                 let resource = a
                     .rel
                     .as_deref()
-                    .is_some_and(|r| RESOURCE_RELS.iter().any(|t| has_token(r, t)));
+                    .is_some_and(|r| RESOURCE_RELS.iter().any(|t| has_token(r, t.as_bytes())));
                 if let Some(h) = a.href {
                     if !nofollow && !resource {
                         self.out.refs.push(lossy(&h));
@@ -221,9 +217,9 @@ impl Collector {
         };
         if let Some(name) = a.name {
             if name.eq_ignore_ascii_case(b"robots") || name.eq_ignore_ascii_case(b"nlpcrawl") {
-                let none = has_token(&content, "none");
-                self.out.nofollow |= none || has_token(&content, "nofollow");
-                self.out.noindex |= none || has_token(&content, "noindex");
+                let none = has_token(&content, b"none");
+                self.out.nofollow |= none || has_token(&content, b"nofollow");
+                self.out.noindex |= none || has_token(&content, b"noindex");
             }
         }
         if a.http_equiv
@@ -235,7 +231,7 @@ impl Collector {
         }
     }
 
-    fn end(&mut self) {
+    fn end_tag(&mut self) {
         if self.in_url_text {
             let t = String::from_utf8_lossy(&self.text);
             let t = t.trim();
@@ -247,167 +243,36 @@ impl Collector {
     }
 }
 
-/// A tokenizer emitter that keeps only what link extraction needs: the tags
-/// and attributes of interest, and text only inside XML URL elements. It
-/// asks for no parse errors, which spares the tokenizer their bookkeeping.
-struct LinkEmitter<'c> {
-    c: &'c mut Collector,
-    /// Switch to raw text after script, style and the like (HTML only).
-    raw_text: bool,
-    name: Vec<u8>,
-    end_tag: bool,
-    last_start_tag: Vec<u8>,
-    attr_name: Vec<u8>,
-    attr_value: Vec<u8>,
-    in_attr: bool,
-    opened: bool,
-}
+impl Sink for Collector {
+    fn open(&mut self, name: &[u8]) -> bool {
+        self.start_tag(name);
+        self.tag != Tag::Other
+    }
 
-impl LinkEmitter<'_> {
-    fn flush_attr(&mut self) {
-        if self.in_attr {
-            if !self.end_tag && self.c.tag != Tag::Other {
-                self.c.attr_name(&self.attr_name);
-                self.c.attr_value(&self.attr_value);
-            }
-            self.attr_name.clear();
-            self.attr_value.clear();
-            self.in_attr = false;
+    fn attr(&mut self, name: &[u8], value: &[u8]) {
+        self.attr_name(name);
+        self.attr_value(value);
+    }
+
+    fn close(&mut self, _: &[u8], _: bool) {
+        self.finish_tag();
+    }
+
+    fn end(&mut self, _: &[u8]) {
+        self.end_tag();
+    }
+
+    fn text(&mut self, s: &[u8]) {
+        if self.in_url_text {
+            self.text.extend_from_slice(s);
         }
-    }
-
-    /// Hands the tag name over once it is complete: at its first
-    /// attribute or at the end of the tag.
-    fn ensure_open(&mut self) {
-        if !self.opened && !self.end_tag {
-            self.c.open(&self.name);
-            self.opened = true;
-        }
-    }
-}
-
-impl html5gum::Emitter for LinkEmitter<'_> {
-    type Token = std::convert::Infallible;
-
-    fn set_last_start_tag(&mut self, last_start_tag: Option<&[u8]>) {
-        self.last_start_tag.clear();
-        self.last_start_tag
-            .extend(last_start_tag.unwrap_or_default());
-    }
-
-    fn emit_eof(&mut self) {}
-
-    fn emit_error(&mut self, _: html5gum::Error) {}
-
-    fn should_emit_errors(&mut self) -> bool {
-        false
-    }
-
-    fn pop_token(&mut self) -> Option<Self::Token> {
-        None
-    }
-
-    fn emit_string(&mut self, s: &[u8]) {
-        if self.c.in_url_text {
-            self.c.text.extend_from_slice(s);
-        }
-    }
-
-    fn init_start_tag(&mut self) {
-        self.name.clear();
-        self.end_tag = false;
-        self.in_attr = false;
-        self.opened = false;
-    }
-
-    fn init_end_tag(&mut self) {
-        self.name.clear();
-        self.end_tag = true;
-        self.in_attr = false;
-    }
-
-    fn init_comment(&mut self) {}
-
-    fn emit_current_tag(&mut self) -> Option<html5gum::State> {
-        if self.end_tag {
-            self.in_attr = false;
-            self.attr_name.clear();
-            self.attr_value.clear();
-            self.last_start_tag.clear();
-            self.c.end();
-            return None;
-        }
-        self.ensure_open();
-        self.flush_attr();
-        self.c.close();
-        self.last_start_tag.clear();
-        self.last_start_tag.extend_from_slice(&self.name);
-        if self.raw_text {
-            html5gum::naive_next_state(&self.last_start_tag)
-        } else {
-            None
-        }
-    }
-
-    fn emit_current_comment(&mut self) {}
-
-    fn emit_current_doctype(&mut self) {}
-
-    fn set_self_closing(&mut self) {}
-
-    fn set_force_quirks(&mut self) {}
-
-    fn push_tag_name(&mut self, s: &[u8]) {
-        self.name.extend_from_slice(s);
-    }
-
-    fn push_comment(&mut self, _: &[u8]) {}
-
-    fn push_doctype_name(&mut self, _: &[u8]) {}
-
-    fn init_doctype(&mut self) {}
-
-    fn init_attribute(&mut self) {
-        self.ensure_open();
-        self.flush_attr();
-        self.in_attr = true;
-    }
-
-    fn push_attribute_name(&mut self, s: &[u8]) {
-        self.attr_name.extend_from_slice(s);
-    }
-
-    fn push_attribute_value(&mut self, s: &[u8]) {
-        self.attr_value.extend_from_slice(s);
-    }
-
-    fn set_doctype_public_identifier(&mut self, _: &[u8]) {}
-
-    fn set_doctype_system_identifier(&mut self, _: &[u8]) {}
-
-    fn push_doctype_public_identifier(&mut self, _: &[u8]) {}
-
-    fn push_doctype_system_identifier(&mut self, _: &[u8]) {}
-
-    fn current_is_appropriate_end_tag_token(&mut self) -> bool {
-        self.end_tag && !self.last_start_tag.is_empty() && self.last_start_tag == self.name
     }
 }
 
 fn run(doc: &[u8], xml: bool) -> Links {
     let mut c = Collector::new(xml);
-    let emitter = LinkEmitter {
-        c: &mut c,
-        raw_text: !xml,
-        name: Vec::new(),
-        end_tag: false,
-        last_start_tag: Vec::new(),
-        attr_name: Vec::new(),
-        attr_value: Vec::new(),
-        in_attr: false,
-        opened: false,
-    };
-    for _ in Tokenizer::new_with_emitter(doc, emitter) {}
+    let mode = if xml { Mode::Xml } else { Mode::Html };
+    markup::tokenize(doc, mode, &mut c);
     c.out
 }
 

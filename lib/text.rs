@@ -3,13 +3,12 @@
 //! with character references decoded and white space collapsed to single
 //! spaces. The same pass notices `<meta name=robots content=noindex>`.
 //!
-//! HTML goes through html5gum, the WHATWG tokenizer the link extractor also
-//! uses, with an emitter that keeps only text and the few attributes of
-//! `<meta>`, and asks for no parse errors.
-
-use html5gum::{Emitter, State, Tokenizer};
+//! HTML goes through the tokenizer pass of [`crate::markup`], which the link
+//! extractor also uses, keeping only text and the few attributes of
+//! `<meta>`.
 
 use crate::charset::Kind;
+use crate::markup::{self, has_token, Mode, Sink};
 
 /// What the text pass found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -72,11 +71,6 @@ fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
 }
 
-fn has_token(list: &[u8], token: &[u8]) -> bool {
-    list.split(|c| c.is_ascii_whitespace() || *c == b',')
-        .any(|t| t.eq_ignore_ascii_case(token))
-}
-
 /// Text accumulated with white space collapsed.
 #[derive(Default)]
 struct Collapse {
@@ -116,75 +110,24 @@ impl Collapse {
     }
 }
 
-/// What the emitter hands back.
+/// The text sink: text outside hidden elements, and the `name` and
+/// `content` of `<meta>`.
 #[derive(Default)]
-struct Found {
+struct TextSink {
     text: Collapse,
     noindex: bool,
-}
-
-/// The tokenizer emitter: text outside hidden elements, and the `name` and
-/// `content` of `<meta>`.
-struct TextEmitter<'f> {
-    found: &'f mut Found,
-    /// HTML: raw-text elements switch the tokenizer state and hidden
-    /// elements hide their text. XML: every element's text counts.
+    /// HTML: hidden elements hide their text. XML: all text counts.
     html: bool,
     /// XHTML: a self-closed `<script/>` is empty, as in XML.
     honour_self_closing: bool,
     /// How many hidden elements enclose the current position.
     hidden: u32,
-    name: Vec<u8>,
-    end_tag: bool,
-    self_closing: bool,
-    last_start_tag: Vec<u8>,
     is_meta: bool,
-    attr_name: Vec<u8>,
-    attr_value: Vec<u8>,
-    in_attr: bool,
     meta_name: Option<Vec<u8>>,
     meta_content: Option<Vec<u8>>,
 }
 
-impl TextEmitter<'_> {
-    fn new(found: &mut Found, html: bool, honour_self_closing: bool) -> TextEmitter<'_> {
-        TextEmitter {
-            found,
-            html,
-            honour_self_closing,
-            hidden: 0,
-            name: Vec::new(),
-            end_tag: false,
-            self_closing: false,
-            last_start_tag: Vec::new(),
-            is_meta: false,
-            attr_name: Vec::new(),
-            attr_value: Vec::new(),
-            in_attr: false,
-            meta_name: None,
-            meta_content: None,
-        }
-    }
-
-    fn flush_attr(&mut self) {
-        if self.in_attr {
-            if self.is_meta {
-                // The first of duplicate attributes wins, as in a browser.
-                let slot = match self.attr_name.as_slice() {
-                    b"name" => &mut self.meta_name,
-                    b"content" => &mut self.meta_content,
-                    _ => &mut None,
-                };
-                if slot.is_none() {
-                    *slot = Some(std::mem::take(&mut self.attr_value));
-                }
-            }
-            self.attr_name.clear();
-            self.attr_value.clear();
-            self.in_attr = false;
-        }
-    }
-
+impl TextSink {
     fn meta_done(&mut self) {
         let (Some(name), Some(content)) = (self.meta_name.take(), self.meta_content.take()) else {
             return;
@@ -192,160 +135,87 @@ impl TextEmitter<'_> {
         let name = String::from_utf8_lossy(&name);
         let name = name.trim();
         if name.eq_ignore_ascii_case("robots") || name.eq_ignore_ascii_case("nlpcrawl") {
-            self.found.noindex |= has_token(&content, b"noindex") || has_token(&content, b"none");
+            self.noindex |= has_token(&content, b"noindex") || has_token(&content, b"none");
+        }
+    }
+
+    fn separate(&mut self, name: &[u8]) {
+        if !inline(name) {
+            self.text.space = true;
         }
     }
 }
 
-impl Emitter for TextEmitter<'_> {
-    type Token = std::convert::Infallible;
-
-    fn set_last_start_tag(&mut self, last_start_tag: Option<&[u8]>) {
-        self.last_start_tag.clear();
-        self.last_start_tag
-            .extend(last_start_tag.unwrap_or_default());
+impl Sink for TextSink {
+    fn open(&mut self, name: &[u8]) -> bool {
+        self.is_meta = self.html && name == b"meta";
+        self.meta_name = None;
+        self.meta_content = None;
+        self.is_meta
     }
 
-    fn emit_eof(&mut self) {}
-
-    fn emit_error(&mut self, _: html5gum::Error) {}
-
-    #[inline]
-    fn should_emit_errors(&mut self) -> bool {
-        false
-    }
-
-    fn pop_token(&mut self) -> Option<Self::Token> {
-        None
-    }
-
-    fn emit_string(&mut self, s: &[u8]) {
-        if self.hidden == 0 {
-            self.found.text.push(s);
+    fn attr(&mut self, name: &[u8], value: &[u8]) {
+        // The first of duplicate attributes wins, as in a browser.
+        let slot = match name {
+            b"name" => &mut self.meta_name,
+            b"content" => &mut self.meta_content,
+            _ => return,
+        };
+        if slot.is_none() {
+            *slot = Some(value.to_vec());
         }
     }
 
-    fn init_start_tag(&mut self) {
-        self.name.clear();
-        self.end_tag = false;
-        self.self_closing = false;
-        self.in_attr = false;
-        self.is_meta = false;
-    }
-
-    fn init_end_tag(&mut self) {
-        self.name.clear();
-        self.end_tag = true;
-        self.self_closing = false;
-        self.in_attr = false;
-        self.is_meta = false;
-    }
-
-    fn init_comment(&mut self) {}
-
-    fn emit_current_tag(&mut self) -> Option<State> {
-        self.flush_attr();
-        if !inline(&self.name) {
-            self.found.text.space = true;
-        }
+    fn close(&mut self, name: &[u8], self_closing: bool) {
+        self.separate(name);
         if !self.html {
-            return None;
-        }
-        let hides = hidden(&self.name);
-        if self.end_tag {
-            if hides {
-                self.hidden = self.hidden.saturating_sub(1);
-            }
-            self.last_start_tag.clear();
-            return None;
+            return;
         }
         if self.is_meta {
             self.meta_done();
+            self.is_meta = false;
         }
-        self.last_start_tag.clear();
-        self.last_start_tag.extend_from_slice(&self.name);
-        if self.self_closing && self.honour_self_closing {
-            return None;
+        if self_closing && self.honour_self_closing {
+            return;
         }
-        if hides {
+        if hidden(name) {
             self.hidden += 1;
         }
-        html5gum::naive_next_state(&self.name)
     }
 
-    fn emit_current_comment(&mut self) {}
-
-    fn emit_current_doctype(&mut self) {}
-
-    fn set_self_closing(&mut self) {
-        self.self_closing = true;
-    }
-
-    fn set_force_quirks(&mut self) {}
-
-    fn push_tag_name(&mut self, s: &[u8]) {
-        self.name.extend_from_slice(s);
-    }
-
-    fn push_comment(&mut self, _: &[u8]) {}
-
-    fn push_doctype_name(&mut self, _: &[u8]) {}
-
-    fn init_doctype(&mut self) {}
-
-    fn init_attribute(&mut self) {
-        self.flush_attr();
-        // The name is complete once the first attribute starts.
-        self.is_meta = !self.end_tag && self.name == b"meta";
-        self.in_attr = true;
-    }
-
-    fn push_attribute_name(&mut self, s: &[u8]) {
-        if self.is_meta {
-            self.attr_name.extend_from_slice(s);
+    fn end(&mut self, name: &[u8]) {
+        self.separate(name);
+        if self.html && hidden(name) {
+            self.hidden = self.hidden.saturating_sub(1);
         }
     }
 
-    fn push_attribute_value(&mut self, s: &[u8]) {
-        if self.is_meta {
-            self.attr_value.extend_from_slice(s);
+    fn text(&mut self, s: &[u8]) {
+        if self.hidden == 0 {
+            self.text.push(s);
         }
-    }
-
-    fn set_doctype_public_identifier(&mut self, _: &[u8]) {}
-
-    fn set_doctype_system_identifier(&mut self, _: &[u8]) {}
-
-    fn push_doctype_public_identifier(&mut self, _: &[u8]) {}
-
-    fn push_doctype_system_identifier(&mut self, _: &[u8]) {}
-
-    fn current_is_appropriate_end_tag_token(&mut self) -> bool {
-        self.end_tag && !self.last_start_tag.is_empty() && self.last_start_tag == self.name
-    }
-
-    fn adjusted_current_node_present_but_not_in_html_namespace(&mut self) -> bool {
-        // In XML, CDATA sections are text; in HTML, bogus comments.
-        !self.html
     }
 }
 
-fn tokenize(doc: &str, html: bool, honour_self_closing: bool) -> Visible {
-    let mut found = Found::default();
-    let emitter = TextEmitter::new(&mut found, html, honour_self_closing);
-    for _ in Tokenizer::new_with_emitter(doc, emitter) {}
+fn tokenize(doc: &str, mode: Mode) -> Visible {
+    let mut sink = TextSink {
+        html: mode != Mode::Xml,
+        honour_self_closing: mode == Mode::Xhtml,
+        ..TextSink::default()
+    };
+    markup::tokenize(doc.as_bytes(), mode, &mut sink);
     Visible {
-        noindex: found.noindex,
-        text: found.text.into_string(),
+        noindex: sink.noindex,
+        text: sink.text.into_string(),
     }
 }
 
 /// The visible text of decoded document `doc` of kind `kind`.
 pub fn visible(doc: &str, kind: Kind) -> Visible {
     match kind {
-        Kind::Html => tokenize(doc, true, false),
-        Kind::Xhtml => tokenize(doc, true, true),
-        Kind::Xml => tokenize(doc, false, false),
+        Kind::Html => tokenize(doc, Mode::Html),
+        Kind::Xhtml => tokenize(doc, Mode::Xhtml),
+        Kind::Xml => tokenize(doc, Mode::Xml),
         Kind::Plain => {
             let mut c = Collapse::default();
             c.push(doc.as_bytes());
