@@ -103,6 +103,12 @@ fn main() {
         )
         .optopt(
             "",
+            "fetch-cafile",
+            "trust the certificates in this file instead of the system's",
+            "file",
+        )
+        .optopt(
+            "",
             "robots-ttl",
             "longest a robots.txt is trusted (default 24h)",
             "time",
@@ -186,6 +192,7 @@ fn main() {
             },
             max_connections: hosts * 2,
             pipeline: policy.pipeline,
+            ca_file: o.matches.opt_str("fetch-cafile").map(Into::into),
         },
         robots_ttl: o
             .duration("robots-ttl", Duration::from_secs(86_400))

@@ -103,6 +103,8 @@ pub struct Fetcher<'d> {
     inflight: HashMap<u64, (IpAddr, InFlight)>,
     next_tag: u64,
     outcomes: Vec<Outcome>,
+    /// Records whose result could not be stored, to release on the way out.
+    unfinished: Vec<Job>,
     /// Per-address rest to persist: address → Unix ms before which no
     /// burst may start, so a restarted fetcher stays polite.
     rests: HashMap<IpAddr, u64>,
@@ -178,6 +180,24 @@ pub fn expiry(h: &http::Headers, now: u64) -> u64 {
     clock::parse_http_date(&h.expires).unwrap_or(now)
 }
 
+/// Records in `Table::Addrs` that `addr` rests until `until` (Unix ms).
+fn put_rest(w: &mut crate::store::Write<'_>, addr: &IpAddr, until: u64) -> Result<()> {
+    w.table_put(
+        Table::Addrs,
+        addr.to_string().as_bytes(),
+        &until.to_le_bytes(),
+    )
+}
+
+/// The rest `addr` was last recorded to have, in Unix ms (0 for none).
+fn rest_of(rd: &crate::store::Write<'_>, addr: &IpAddr) -> Result<u64> {
+    Ok(rd
+        .table_get(Table::Addrs, addr.to_string().as_bytes())?
+        .and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok())
+        .map(u64::from_le_bytes)
+        .unwrap_or(0))
+}
+
 /// The path and query of a URL: what robots.txt rules match against.
 fn path_and_query(u: &str) -> &str {
     let o = url::origin_of(u);
@@ -206,6 +226,7 @@ impl<'d> Fetcher<'d> {
             inflight: HashMap::new(),
             next_tag: 1,
             outcomes: Vec::new(),
+            unfinished: Vec::new(),
             rests: HashMap::new(),
             resume: [None, None],
             last_fill: None,
@@ -384,12 +405,7 @@ impl<'d> Fetcher<'d> {
         let mut rests = HashMap::new();
         for (addr, _) in &got {
             if !self.addrs.contains_key(addr) && !rests.contains_key(addr) {
-                let until = w
-                    .table_get(Table::Addrs, addr.to_string().as_bytes())?
-                    .and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok())
-                    .map(u64::from_le_bytes)
-                    .unwrap_or(0);
-                rests.insert(*addr, until);
+                rests.insert(*addr, rest_of(&w, addr)?);
             }
         }
         w.commit()?;
@@ -562,12 +578,7 @@ impl<'d> Fetcher<'d> {
             let mut w = self.d.store.write()?;
             for addr in &starting {
                 let rest = crate::politeness::gap(*addr, polite, None);
-                let until = now_ms + rest.as_millis() as u64;
-                w.table_put(
-                    Table::Addrs,
-                    addr.to_string().as_bytes(),
-                    &until.to_le_bytes(),
-                )?;
+                put_rest(&mut w, addr, now_ms + rest.as_millis() as u64)?;
             }
             w.commit()?;
         }
@@ -658,7 +669,15 @@ impl<'d> Fetcher<'d> {
         }
         match what {
             InFlight::Robots { origin, hops } => self.robots_done(addr, origin, hops, resp)?,
-            InFlight::Page(job) => self.page_done(*job, resp)?,
+            InFlight::Page(job) => {
+                // If storing fails (a full disk), the record must still be
+                // returned to its state when the fetcher stops.
+                let held = (*job).clone();
+                if let Err(e) = self.page_done(*job, resp) {
+                    self.unfinished.push(held);
+                    return Err(e);
+                }
+            }
         }
         // An address with nothing left leaves, making room for another.
         if let Some(q) = self.addrs.get(&addr) {
@@ -917,11 +936,7 @@ impl<'d> Fetcher<'d> {
             }
         }
         for (addr, until) in &self.rests {
-            w.table_put(
-                Table::Addrs,
-                addr.to_string().as_bytes(),
-                &until.to_le_bytes(),
-            )?;
+            put_rest(&mut w, addr, *until)?;
         }
         w.commit()?;
         self.outcomes.clear();
@@ -933,7 +948,7 @@ impl<'d> Fetcher<'d> {
     /// Returns every record still held, unchanged, to its state.
     fn release_all(&mut self) -> Result<()> {
         self.commit()?;
-        let mut held: Vec<Job> = Vec::new();
+        let mut held: Vec<Job> = std::mem::take(&mut self.unfinished);
         for (_, q) in self.addrs.drain() {
             held.extend(q.jobs);
         }

@@ -48,6 +48,9 @@ pub struct Config {
     pub max_connections: usize,
     /// Requests in flight on one HTTP/2 connection.
     pub pipeline: usize,
+    /// Certificates to trust instead of the system's, for HTTPS servers of
+    /// a private certificate authority.
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 /// Is this request for a page, or for a robots.txt (which is never
@@ -517,6 +520,9 @@ impl Client {
         e.low_speed_time(self.cfg.slow_time)?;
         e.max_filesize(self.cfg.max_size)?;
         e.tcp_nodelay(true)?;
+        if let Some(ca) = &self.cfg.ca_file {
+            e.cainfo(ca)?;
+        }
         Ok(e)
     }
 

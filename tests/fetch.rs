@@ -592,3 +592,75 @@ fn sigkill_mid_burst_loses_and_duplicates_nothing() {
         }
     }
 }
+
+#[test]
+fn an_http2_server_gets_a_burst_multiplexed_on_one_connection() {
+    use common::nginx::{free_port, Nginx};
+    let c = Crawl::new();
+    let dir = c.tmp.path().join("nginx");
+    let www = dir.join("www");
+    std::fs::create_dir_all(&www).unwrap();
+    let cert = dir.join("cert.pem");
+    let key = dir.join("key.pem");
+    let st = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=h2.test",
+        ])
+        .args(["-addext", "subjectAltName=DNS:h2.test"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("openssl");
+    assert!(st.success(), "openssl could not make a certificate");
+    for i in 0..6 {
+        std::fs::write(www.join(format!("p{i}.html")), format!("<p>page {i}</p>")).unwrap();
+    }
+    let ip = "127.0.0.26";
+    let port = free_port(ip);
+    let http = format!(
+        "  types {{ text/html html; }}\n  log_format conn '$connection $connection_requests $server_protocol $uri';\n  \
+         access_log {d}/access.log conn;\n  server {{\n    listen {ip}:{port} ssl http2;\n    server_name h2.test;\n    \
+         ssl_certificate {cert};\n    ssl_certificate_key {key};\n    root {www};\n  }}",
+        d = dir.display(),
+        cert = cert.display(),
+        key = key.display(),
+        www = www.display()
+    );
+    let nginx = Nginx::start(&dir, &http, ip, port);
+    let st = c.store();
+    for i in 0..6 {
+        plant_ready(&st, &format!("https://h2.test:{port}/p{i}.html"), ip);
+    }
+    drop(st);
+    fetch_once(
+        &c,
+        &[
+            "--fetch-burst",
+            "7",
+            "--fetch-pipeline",
+            "6",
+            "--fetch-cafile",
+            cert.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(urls_in(&c.store(), State::Fresh).len(), 6);
+    drop(nginx);
+    let log = std::fs::read_to_string(dir.join("access.log")).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 7, "robots.txt and six pages: {log}");
+    assert!(lines.iter().all(|l| l.contains(" HTTP/2.0 ")), "{log}");
+    let conns: std::collections::BTreeSet<&str> =
+        lines.iter().map(|l| l.split(' ').next().unwrap()).collect();
+    assert_eq!(conns.len(), 1, "one connection for the burst: {log}");
+}
