@@ -65,8 +65,8 @@ fn main() {
     let arch = Archive::new(&o.common.archive);
     match dump::dump(&st, &cache, &arch, &cfg) {
         Ok(r) => info!(
-            "dumped {} pages, {} versions ({} revisits), {} missing, {} WARC bytes",
-            r.records, r.versions, r.revisits, r.missing, r.warc_bytes
+            "dumped {} pages, {} versions ({} revisits), {} missing, {} WARC bytes, {} text files",
+            r.records, r.versions, r.revisits, r.missing, r.warc_bytes, r.text_files
         ),
         Err(e) => daemon::fail(NAME, e),
     }

@@ -12,7 +12,8 @@ use std::io::{self, BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use crate::archive::{self, Archive, Version};
-use crate::cache::Cache;
+use crate::cache::{self, Cache};
+use crate::charset::{self, Kind};
 use crate::clock;
 use crate::error::{Error, Result};
 use crate::list::Selector;
@@ -52,6 +53,8 @@ pub struct Report {
     pub missing: usize,
     /// Bytes written to the WARC file.
     pub warc_bytes: u64,
+    /// Text files written.
+    pub text_files: usize,
 }
 
 /// One version of a page to dump.
@@ -330,6 +333,82 @@ impl WarcSink {
     }
 }
 
+/// The text side of a dump: a file per version and the index.
+struct TextSink {
+    dir: PathBuf,
+    index: BufWriter<File>,
+    out: Output,
+}
+
+/// The charset HTML and plain text are read in when nothing names one, as
+/// nlpc-vrfy reads them by default (ISO-8859-1, which WHATWG reads as
+/// windows-1252). A verified record always names the one nlpc-vrfy found.
+const DEFAULT_CHARSET: &encoding_rs::Encoding = encoding_rs::WINDOWS_1252;
+
+impl TextSink {
+    fn open(dir: &Path) -> Result<TextSink> {
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create directory", e))?;
+        let (out, f) = Output::create(&dir.join("index.tsv"))?;
+        Ok(TextSink {
+            dir: dir.to_path_buf(),
+            index: BufWriter::new(f),
+            out,
+        })
+    }
+
+    /// Writes the visible text of one version and its index line; false
+    /// when the version is not a text document.
+    fn version(&mut self, it: &Item<'_>, body: &[u8]) -> Result<bool> {
+        let Some(kind) = Kind::of(&it.v.content_type) else {
+            debug!(
+                "{}: {} is not text, no text file",
+                it.rec.url, it.v.content_type
+            );
+            return Ok(false);
+        };
+        // Decoded as nlpc-vrfy decoded it: the charset it found is the
+        // record's, which detection takes as given (after a byte order
+        // mark, which nlpc-vrfy honoured first too).
+        let det = charset::detect(body, &it.v.charset, kind, DEFAULT_CHARSET);
+        let doc = charset::decode(body, &det);
+        let mut text = crate::text::visible(&doc, kind).text;
+        text.push('\n');
+        let host = match it.rec.host() {
+            "" | "." | ".." => "_",
+            h if h.contains('/') => "_",
+            h => h,
+        };
+        let rel = format!("{host}/{}.{}.txt", it.key.hex(), it.v.fetched);
+        cache::write_atomic(&self.dir.join(&rel), text.as_bytes())?;
+        let lang = if it.rec.language.is_empty() {
+            "-"
+        } else {
+            it.rec.language.as_str()
+        };
+        writeln!(
+            self.index,
+            "{rel}\t{}\t{}\t{lang}\t{}\t{}\t{}",
+            it.rec.url,
+            clock::iso8601(it.v.fetched),
+            det.encoding.name(),
+            hex(&it.v.hash),
+            if it.current { "current" } else { "archived" }
+        )
+        .map_err(|e| Error::io(&self.out.dest, "cannot write", e))?;
+        Ok(true)
+    }
+
+    fn finish(self) -> Result<()> {
+        let dest = self.out.dest.clone();
+        let f = self
+            .index
+            .into_inner()
+            .map_err(|e| Error::io(&dest, "cannot write", e.into_error()))?;
+        drop(f);
+        self.out.commit()
+    }
+}
+
 /// Dumps the selected records of one snapshot of `store`.
 pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Result<Report> {
     let mut sel = cfg.select.clone();
@@ -340,6 +419,18 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
     let warc_path = cfg.warc.clone().unwrap_or_default();
     let mut sink = match &cfg.warc {
         Some(p) => Some(WarcSink::open(p, cfg)?),
+        None => None,
+    };
+    let mut text = match &cfg.text {
+        Some(d) => match TextSink::open(d) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                if let Some(o) = sink.as_ref().and_then(|s| s.out.as_ref()) {
+                    o.abandon();
+                }
+                return Err(e);
+            }
+        },
         None => None,
     };
     let mut rep = Report::default();
@@ -400,6 +491,11 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
                     rep.revisits += 1;
                 }
             }
+            if let Some(t) = text.as_mut() {
+                if t.version(it, &body)? {
+                    rep.text_files += 1;
+                }
+            }
             rep.versions += 1;
             any = true;
         }
@@ -414,10 +510,24 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
         if let Some(o) = sink.as_ref().and_then(|s| s.out.as_ref()) {
             o.abandon();
         }
+        if let Some(t) = &text {
+            t.out.abandon();
+        }
         return Err(e);
     }
     if let Some(s) = sink {
-        rep.warc_bytes = s.finish()?;
+        match s.finish() {
+            Ok(n) => rep.warc_bytes = n,
+            Err(e) => {
+                if let Some(t) = &text {
+                    t.out.abandon();
+                }
+                return Err(e);
+            }
+        }
+    }
+    if let Some(t) = text {
+        t.finish()?;
     }
     Ok(rep)
 }

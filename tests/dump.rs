@@ -139,6 +139,12 @@ fn http_header<'a>(v: &'a Value, name: &str) -> Option<&'a str> {
     })
 }
 
+/// A windows-1257 page whose meta element is wrong: nlpc-vrfy found
+/// windows-1257 (say, from the server), and that is what the record says.
+const LV: &[u8] = b"<html><head><meta charset=utf-8><title>Sveiki</title>\
+    <script>var x = '<p>nav teksts</p>';</script></head>\
+    <body><p>Lab\xe2 diena,</p><p>\xf0is ir latvie\xf0u <b>teksts</b>.</p></body></html>";
+
 const T1: u64 = 1_690_000_000;
 const T2: u64 = 1_695_000_000;
 
@@ -163,10 +169,9 @@ fn small_corpus(c: &Crawl) -> HashMap<&'static str, Key> {
     plant_version(c, &st, &k, T1, b"alpha");
     plant_version(c, &st, &k, T2, b"beta, longer");
     keys.insert("news", k);
-    let lv = b"Lab\xe2 diena, \xf0is ir latvie\xf0u teksts";
     keys.insert(
         "lv",
-        plant_page(c, &st, "http://a.test/lv", State::Verified, lv, |r| {
+        plant_page(c, &st, "http://a.test/lv", State::Verified, LV, |r| {
             r.charset = "windows-1257".into();
         }),
     );
@@ -211,7 +216,7 @@ fn warc_round_trip_through_an_independent_reader() {
     let out = c.tmp.path().join("corpus.warc.gz");
     let log = dump(&c, &["--archived", "--warc", out.to_str().unwrap()]);
     assert!(
-        log.contains("dumped 4 pages, 6 versions (1 revisits), 1 missing"),
+        log.contains("dumped 4 pages, 6 versions (1 revisits), 1 missing,"),
         "{log}"
     );
     let recs = read_back(&out, true);
@@ -297,10 +302,7 @@ fn warc_round_trip_through_an_independent_reader() {
         http_header(lv[0], "Content-Type"),
         Some("text/html; charset=windows-1257")
     );
-    assert_eq!(
-        b64(field(lv[0], "payload")),
-        b"Lab\xe2 diena, \xf0is ir latvie\xf0u teksts"
-    );
+    assert_eq!(b64(field(lv[0], "payload")), LV);
     assert_eq!(by_uri("http://b.test:8080/en?x=1").len(), 1);
     // The body as the snapshot had it, from the archive.
     let moved = by_uri("http://a.test/moved");
@@ -374,6 +376,83 @@ fn bad_options_and_a_warc_on_standard_output() {
     let o = c.run("nlpc-dump", &["--warc", "/nonexistent/dir/x.warc.gz"]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+}
+
+/// The lines of `dir/index.tsv`, split into fields.
+fn index(dir: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(dir.join("index.tsv"))
+        .expect("index.tsv")
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn text_files_in_utf8_with_an_index() {
+    let c = Crawl::new();
+    let keys = small_corpus(&c);
+    let dir = c.tmp.path().join("text");
+    let log = dump(&c, &["--archived", "--text", dir.to_str().unwrap()]);
+    assert!(log.contains(", 6 text files"), "{log}");
+    let idx = index(&dir);
+    assert_eq!(idx.len(), 6, "{idx:?}");
+    for l in &idx {
+        assert_eq!(l.len(), 7, "{l:?}");
+        assert!(dir.join(&l[0]).is_file(), "{}", l[0]);
+    }
+    let line = |url: &str, kind: &str| -> Vec<Vec<String>> {
+        idx.iter()
+            .filter(|l| l[1] == url && l[6] == kind)
+            .cloned()
+            .collect()
+    };
+
+    // Decoded with the charset the record names, markup and script gone.
+    let lv = &line("http://a.test/lv", "current")[0];
+    assert_eq!(lv[0], format!("a.test/{}.1700000000.txt", keys["lv"].hex()));
+    assert_eq!(
+        std::fs::read_to_string(dir.join(&lv[0])).unwrap(),
+        "Sveiki Labā diena, šis ir latviešu teksts.\n"
+    );
+    assert_eq!(
+        &lv[2..6],
+        [
+            clock::iso8601(1_700_000_000),
+            "lv".to_string(),
+            "windows-1257".to_string(),
+            blake3::hash(LV).to_hex().to_string(),
+        ]
+    );
+
+    // Every version of the news page, the archived ones with their times.
+    let old = line("http://a.test/news", "archived");
+    assert_eq!(old.len(), 2);
+    assert_eq!(old[0][2], clock::iso8601(T1));
+    assert_eq!(
+        std::fs::read_to_string(dir.join(&old[1][0])).unwrap(),
+        "beta, longer\n"
+    );
+    assert_eq!(line("http://a.test/news", "current").len(), 1);
+    assert_eq!(
+        std::fs::read_to_string(dir.join(&line("http://a.test/moved", "current")[0][0])).unwrap(),
+        "snap\n"
+    );
+    assert_eq!(line("http://b.test:8080/en?x=1", "current")[0][3], "en");
+    assert!(line("http://a.test/rej", "current").is_empty());
+
+    // Only one language: an index of its pages alone, files replaced.
+    dump(&c, &["--lang", "en", "--text", dir.to_str().unwrap()]);
+    let idx = index(&dir);
+    assert_eq!(idx.len(), 1);
+    assert_eq!(idx[0][1], "http://b.test:8080/en?x=1");
+    assert!(
+        !std::fs::read_dir(&dir).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains(".part.")),
+        "a temporary index was left"
+    );
 }
 
 /// What the writer thread does in step `i`, in one transaction: a new
@@ -478,7 +557,16 @@ fn a_dump_of_10k_records_while_a_writer_is_active_is_one_snapshot() {
     let out = c.tmp.path().join("big.warc.gz");
     let before = steps.load(Ordering::SeqCst);
     let t = Instant::now();
-    let log = dump(&c, &["--warc", out.to_str().unwrap()]);
+    let text = c.tmp.path().join("big-text");
+    let log = dump(
+        &c,
+        &[
+            "--warc",
+            out.to_str().unwrap(),
+            "--text",
+            text.to_str().unwrap(),
+        ],
+    );
     let took = t.elapsed();
     let after = steps.load(Ordering::SeqCst);
     stop.store(true, Ordering::SeqCst);
@@ -521,4 +609,19 @@ fn a_dump_of_10k_records_while_a_writer_is_active_is_one_snapshot() {
         assert_eq!(got[&u], sha1(format!("inserted {i}").as_bytes()));
     }
     assert!(log.contains(" 0 missing"), "{log}");
+
+    // The text index is of the same snapshot.
+    let idx: HashMap<String, String> = index(&text)
+        .into_iter()
+        .map(|l| (l[1].clone(), l[5].clone()))
+        .collect();
+    assert_eq!(idx.len(), N + k);
+    for (i, r) in recs.iter().enumerate() {
+        let body = if i < k {
+            format!("new body {i}")
+        } else {
+            format!("old body {i}")
+        };
+        assert_eq!(idx[&r.url], blake3::hash(body.as_bytes()).to_hex().as_str());
+    }
 }

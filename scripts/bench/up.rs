@@ -1,6 +1,6 @@
 //! nlpc-up and nlpc-dump throughput: a timed pass over SCANNED records
 //! with nothing due and with half of them due, and a dump of pages to WARC
-//! (and to text, where the text modules exist).
+//! and to text.
 //!
 //! cargo bench --bench up [-- N]   (N records, default 1000000; the dump
 //! takes N/20 pages of 20 KB)
@@ -103,5 +103,19 @@ fn main() {
         rep.records as f64 / secs,
         bytes / secs / 1e6,
         rep.warc_bytes as f64 / 1e6
+    );
+
+    let cfg = dump::Config {
+        text: Some(tmp2.path().join("text")),
+        ..dump::Config::default()
+    };
+    let t = Instant::now();
+    let rep = dump::dump(&st, &cache, &arch, &cfg).expect("dump");
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "nlpc-dump --text: {} pages of 20 KB in {secs:.2} s, {:.0} pages/s, {:.1} MB/s in",
+        rep.text_files,
+        rep.text_files as f64 / secs,
+        bytes / secs / 1e6
     );
 }
