@@ -1,7 +1,5 @@
 //! nlpc-scan: seed the database, and extract links from verified documents.
 
-use std::io::BufRead;
-
 use nlpcrawl::cache::Cache;
 use nlpcrawl::daemon::{self, Daemon};
 use nlpcrawl::options::{OrExit, Parser};
@@ -57,13 +55,8 @@ fn main() {
     let o = p.parse_env();
     log::init(NAME, o.common.debug);
     let d = Filter::default();
-    let mut auth = Vec::new();
-    for a in o.list("filter-auth", "") {
-        match scan::normalise_host(&a) {
-            Ok(h) => auth.push(h),
-            Err(e) => o.usage_error(format!("--filter-auth: {e}")).exit(),
-        }
-    }
+    let auth = scan::host_patterns(&o.list("filter-auth", ""))
+        .unwrap_or_else(|e| o.usage_error(format!("--filter-auth: {e}")).exit());
     let filter = Filter {
         schemes: o
             .list("filter-scheme", "http https")
@@ -87,15 +80,8 @@ fn main() {
         let store = Store::open(&o.common.db, store::Options::default())
             .unwrap_or_else(|e| daemon::fail(NAME, e));
         let urls: Vec<(usize, String)> = if o.free() == ["-"] {
-            let stdin = std::io::stdin();
-            let mut v = Vec::new();
-            for (i, line) in stdin.lock().lines().enumerate() {
-                match line {
-                    Ok(l) => v.push((i + 1, l)),
-                    Err(e) => daemon::fail(NAME, format!("standard input: line {}: {e}", i + 1)),
-                }
-            }
-            v
+            scan::seed_lines(std::io::stdin().lock())
+                .unwrap_or_else(|e| daemon::fail(NAME, format!("standard input: {e}")))
         } else {
             o.free()
                 .iter()

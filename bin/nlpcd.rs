@@ -2,24 +2,15 @@
 //! the shared filters, restarts those that die, stops them all on SIGINT or
 //! SIGTERM, and shows a monitor with -m.
 
-use std::ffi::OsString;
-use std::io::BufRead;
 use std::path::PathBuf;
 
 use clap::{ArgAction, Parser};
 use nlpcrawl::options::{DEFAULT_ARCHIVE, DEFAULT_CACHE, DEFAULT_DB, DEFAULT_REP};
-use nlpcrawl::scan::{self, Filter};
-use nlpcrawl::supervisor::{self, Daemon, Launch};
+use nlpcrawl::scan;
+use nlpcrawl::supervisor::{self, Launch, Shared};
 use nlpcrawl::{daemon, log};
 
 const NAME: &str = "nlpcd";
-const DAEMONS: [&str; 5] = [
-    "nlpc-scan",
-    "nlpc-resolve",
-    "nlpc-fetch",
-    "nlpc-vrfy",
-    "nlpc-up",
-];
 
 /// Crawl the web for pages in one language: seed, then run every nlpcrawl
 /// daemon under supervision.
@@ -125,20 +116,6 @@ struct Opts {
     urls: Vec<String>,
 }
 
-fn push_opt(args: &mut Vec<OsString>, name: &str, v: &Option<String>) {
-    if let Some(v) = v {
-        args.push(format!("--{name}").into());
-        args.push(v.into());
-    }
-}
-
-fn push_list(args: &mut Vec<OsString>, name: &str, v: &[String]) {
-    for x in v {
-        args.push(format!("--{name}").into());
-        args.push(x.into());
-    }
-}
-
 fn main() {
     let o = Opts::parse();
     log::init(NAME, o.debug);
@@ -146,124 +123,42 @@ fn main() {
         .use_interval
         .clone()
         .or_else(|| o.once.then(|| "0.2s".to_string()));
-    let mut common: Vec<OsString> = vec![
-        "-p".into(),
-        o.db.clone().into(),
-        "-f".into(),
-        o.cache.clone().into(),
-        "-a".into(),
-        o.archive.clone().into(),
-        "-r".into(),
-        o.rep.clone().into(),
-    ];
-    for _ in 0..o.debug {
-        common.push("-d".into());
-    }
-    push_opt(&mut common, "use-interval", &interval);
-
-    let mut per: Vec<(&'static str, Vec<OsString>)> =
-        DAEMONS.iter().map(|d| (*d, common.clone())).collect();
-    for (name, args) in per.iter_mut() {
-        match *name {
-            "nlpc-scan" => {
-                push_list(args, "filter-scheme", &o.filter_scheme);
-                push_list(args, "filter-auth", &o.filter_auth);
-                if o.filter_ascend {
-                    args.push("--filter-ascend".into());
-                }
-                if o.filter_ascend_scan {
-                    args.push("--filter-ascend-scan".into());
-                }
-            }
-            "nlpc-resolve" => {
-                push_list(args, "nameserver", &o.nameserver);
-                if o.allow_private {
-                    args.push("--allow-private".into());
-                }
-                if o.ipv4 {
-                    args.push("-4".into());
-                }
-                if o.ipv6 {
-                    args.push("-6".into());
-                }
-            }
-            "nlpc-fetch" => {
-                push_opt(args, "fetch-burst", &o.fetch_burst);
-                push_opt(args, "fetch-polite", &o.fetch_polite);
-                push_opt(args, "fetch-hosts", &o.fetch_hosts);
-                push_opt(args, "fetch-pipeline", &o.fetch_pipeline);
-                push_list(args, "filter-type", &o.filter_type);
-                push_list(args, "filter-charset", &o.filter_charset);
-                push_list(args, "filter-lang", &o.filter_lang);
-                push_opt(args, "from", &o.from);
-                push_opt(args, "bot-url", &o.bot_url);
-            }
-            "nlpc-vrfy" => {
-                push_list(args, "filter-charset", &o.filter_charset);
-                push_list(args, "filter-lang", &o.filter_lang);
-                push_opt(
-                    args,
-                    "filter-dict",
-                    &o.filter_dict.as_ref().map(|p| p.display().to_string()),
-                );
-                push_opt(args, "filter-dict-pct", &o.filter_dict_pct);
-                push_opt(args, "use-charset", &o.use_charset);
-            }
-            _ => {}
-        }
-    }
-    for w in &o.with {
-        let Some((d, arg)) = w.split_once(':') else {
-            daemon::fail(NAME, format!("--with {w:?}: expected DAEMON:ARG"));
-        };
-        let d = if d.starts_with("nlpc-") {
-            d.to_string()
-        } else {
-            format!("nlpc-{d}")
-        };
-        match per.iter_mut().find(|(n, _)| *n == d) {
-            Some((_, args)) => args.push(arg.into()),
-            None => daemon::fail(NAME, format!("--with {w:?}: no daemon {d}")),
-        }
-    }
-
-    let mut auth = Vec::new();
-    for a in o
-        .filter_auth
-        .iter()
-        .flat_map(|s| s.split([' ', ',']))
-        .filter(|s| !s.is_empty())
-    {
-        match scan::normalise_host(a) {
-            Ok(h) => auth.push(h),
-            Err(e) => daemon::fail(NAME, format!("--filter-auth: {e}")),
-        }
-    }
-    let schemes: Vec<String> = o
-        .filter_scheme
-        .iter()
-        .flat_map(|s| s.split([' ', ',']))
-        .filter(|s| !s.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect();
-    let filter = Filter {
-        schemes: if schemes.is_empty() {
-            Filter::default().schemes
-        } else {
-            schemes
-        },
-        auth,
-        ..Filter::default()
+    let shared = Shared {
+        db: o.db.clone(),
+        cache: o.cache.clone(),
+        archive: o.archive.clone(),
+        rep: o.rep.clone(),
+        debug: o.debug,
+        interval,
+        filter_scheme: o.filter_scheme.clone(),
+        filter_auth: o.filter_auth.clone(),
+        filter_ascend: o.filter_ascend,
+        filter_ascend_scan: o.filter_ascend_scan,
+        filter_type: o.filter_type.clone(),
+        filter_charset: o.filter_charset.clone(),
+        filter_lang: o.filter_lang.clone(),
+        filter_dict: o.filter_dict.clone(),
+        filter_dict_pct: o.filter_dict_pct.clone(),
+        use_charset: o.use_charset.clone(),
+        fetch_burst: o.fetch_burst.clone(),
+        fetch_polite: o.fetch_polite.clone(),
+        fetch_hosts: o.fetch_hosts.clone(),
+        fetch_pipeline: o.fetch_pipeline.clone(),
+        from: o.from.clone(),
+        bot_url: o.bot_url.clone(),
+        nameserver: o.nameserver.clone(),
+        allow_private: o.allow_private,
+        ipv4: o.ipv4,
+        ipv6: o.ipv6,
+        with: o.with.clone(),
     };
+    let daemons = shared.daemons().unwrap_or_else(|e| daemon::fail(NAME, e));
+    let filter = shared
+        .seed_filter()
+        .unwrap_or_else(|e| daemon::fail(NAME, e));
     let seeds: Vec<(usize, String)> = if o.urls == ["-"] {
-        let mut v = Vec::new();
-        for (i, line) in std::io::stdin().lock().lines().enumerate() {
-            match line {
-                Ok(l) => v.push((i + 1, l)),
-                Err(e) => daemon::fail(NAME, format!("standard input: line {}: {e}", i + 1)),
-            }
-        }
-        v
+        scan::seed_lines(std::io::stdin().lock())
+            .unwrap_or_else(|e| daemon::fail(NAME, format!("standard input: {e}")))
     } else {
         o.urls
             .iter()
@@ -280,7 +175,7 @@ fn main() {
         db: o.db.clone(),
         seeds,
         filter,
-        daemons: per.into_iter().map(|(n, a)| Daemon::new(n, a)).collect(),
+        daemons,
         once: o.once,
         monitor: o.monitor,
         log,

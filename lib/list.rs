@@ -125,12 +125,8 @@ pub fn selector(o: &Parsed) -> std::result::Result<Selector, Exit> {
             Err(e) => return Err(o.usage_error(format!("-s: {e}"))),
         }
     }
-    for a in o.list("auth", "") {
-        match scan::normalise_host(&a) {
-            Ok(h) => sel.auth.push(h),
-            Err(e) => return Err(o.usage_error(format!("--auth: {e}"))),
-        }
-    }
+    sel.auth = scan::host_patterns(&o.list("auth", ""))
+        .map_err(|e| o.usage_error(format!("--auth: {e}")))?;
     match o.free() {
         [] => {}
         [pat] => sel.pattern = Some(pat.clone()),

@@ -49,6 +49,28 @@ pub fn normalise_host(pattern: &str) -> std::result::Result<String, String> {
         .map_err(|e| format!("{pattern:?} is not a host name: {}", e.why))
 }
 
+/// Host patterns as given to --filter-auth or --auth (white space or
+/// commas between them), normalised.
+pub fn host_patterns<S: AsRef<str>>(given: &[S]) -> std::result::Result<Vec<String>, String> {
+    given
+        .iter()
+        .flat_map(|s| s.as_ref().split([' ', '\t', ',']))
+        .filter(|s| !s.is_empty())
+        .map(normalise_host)
+        .collect()
+}
+
+/// Seed lines from a reader (standard input), numbered from 1.
+pub fn seed_lines(r: impl std::io::BufRead) -> std::result::Result<Vec<(usize, String)>, String> {
+    r.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            l.map(|l| (i + 1, l))
+                .map_err(|e| format!("line {}: {e}", i + 1))
+        })
+        .collect()
+}
+
 /// True when `host` is `pattern` or one of its subdomains.
 pub fn host_matches(host: &str, pattern: &str) -> bool {
     host == pattern
