@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crate::archive::{Archive, Version};
 use crate::cache::Cache;
 use crate::clock;
-use crate::daemon::Daemon;
+use crate::daemon::{lease_owner_alive, Daemon};
 use crate::error::Result;
 use crate::http::{self, Client, Failure, Kind, Request, Response};
 use crate::politeness::{Gate, Policy};
@@ -105,9 +105,11 @@ pub struct Fetcher<'d> {
     outcomes: Vec<Outcome>,
     /// Records whose result could not be stored, to release on the way out.
     unfinished: Vec<Job>,
-    /// Per-address rest to persist: address → Unix ms before which no
-    /// burst may start, so a restarted fetcher stays polite.
-    rests: HashMap<IpAddr, u64>,
+    /// Per-address entries to persist: when the next burst may start (so a
+    /// restarted fetcher stays polite) and whether we still serve it.
+    rests: HashMap<IpAddr, AddrEntry>,
+    /// Our claim on the addresses we serve; its time is renewed as we go.
+    claim: Lease,
     resume: [Option<Key>; 2],
     last_fill: Option<Instant>,
     /// An address ran out of work: fill again soon.
@@ -180,22 +182,57 @@ pub fn expiry(h: &http::Headers, now: u64) -> u64 {
     clock::parse_http_date(&h.expires).unwrap_or(now)
 }
 
-/// Records in `Table::Addrs` that `addr` rests until `until` (Unix ms).
-fn put_rest(w: &mut crate::store::Write<'_>, addr: &IpAddr, until: u64) -> Result<()> {
-    w.table_put(
-        Table::Addrs,
-        addr.to_string().as_bytes(),
-        &until.to_le_bytes(),
-    )
+/// What `Table::Addrs` holds for one physical address: when its next burst
+/// may start, and which fetcher serves it, so two fetchers never serve one
+/// server at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AddrEntry {
+    /// No burst before this, in Unix ms.
+    pub until: u64,
+    /// The fetcher serving the address, if any.
+    pub owner: Option<Lease>,
 }
 
-/// The rest `addr` was last recorded to have, in Unix ms (0 for none).
-fn rest_of(rd: &crate::store::Write<'_>, addr: &IpAddr) -> Result<u64> {
-    Ok(rd
-        .table_get(Table::Addrs, addr.to_string().as_bytes())?
-        .and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok())
-        .map(u64::from_le_bytes)
-        .unwrap_or(0))
+impl AddrEntry {
+    fn encode(&self) -> [u8; 20] {
+        let mut v = [0; 20];
+        v[..8].copy_from_slice(&self.until.to_le_bytes());
+        let o = self.owner.unwrap_or_default();
+        v[8..12].copy_from_slice(&o.pid.to_le_bytes());
+        v[12..].copy_from_slice(&o.time.to_le_bytes());
+        v
+    }
+
+    fn decode(v: &[u8]) -> AddrEntry {
+        let u64_at = |i: usize| {
+            v.get(i..i + 8)
+                .and_then(|b| b.try_into().ok())
+                .map(u64::from_le_bytes)
+        };
+        let pid = v
+            .get(8..12)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_le_bytes)
+            .unwrap_or(0);
+        AddrEntry {
+            until: u64_at(0).unwrap_or(0),
+            owner: (pid != 0).then(|| Lease {
+                pid,
+                time: u64_at(12).unwrap_or(0),
+            }),
+        }
+    }
+
+    /// The entry of `addr`.
+    pub fn get(w: &crate::store::Write<'_>, addr: &IpAddr) -> Result<AddrEntry> {
+        Ok(w.table_get(Table::Addrs, addr.to_string().as_bytes())?
+            .map(|v| AddrEntry::decode(&v))
+            .unwrap_or_default())
+    }
+
+    fn put(&self, w: &mut crate::store::Write<'_>, addr: &IpAddr) -> Result<()> {
+        w.table_put(Table::Addrs, addr.to_string().as_bytes(), &self.encode())
+    }
 }
 
 /// The path and query of a URL: what robots.txt rules match against.
@@ -228,6 +265,7 @@ impl<'d> Fetcher<'d> {
             outcomes: Vec::new(),
             unfinished: Vec::new(),
             rests: HashMap::new(),
+            claim: d.lease(),
             resume: [None, None],
             last_fill: None,
             want_fill: false,
@@ -399,18 +437,39 @@ impl<'d> Fetcher<'d> {
             return Ok(());
         }
         let lease = self.d.lease();
+        self.claim.time = clock::real_now();
         let mut w = self.d.store.write()?;
+        // Addresses new to this fetcher: claimed here, unless another live
+        // fetcher serves them; then their records are left for it.
+        let mut rests: HashMap<IpAddr, Option<u64>> = HashMap::new();
         let mut got = Vec::new();
         for (k, state, addr) in wanted {
+            if !self.addrs.contains_key(&addr) && !addr.is_unspecified() {
+                let until = match rests.get(&addr) {
+                    Some(u) => *u,
+                    None => {
+                        let e = AddrEntry::get(&w, &addr)?;
+                        let taken = e
+                            .owner
+                            .is_some_and(|o| o.pid != self.claim.pid && lease_owner_alive(o));
+                        let u = (!taken).then_some(e.until);
+                        if !taken {
+                            let mine = AddrEntry {
+                                until: e.until,
+                                owner: Some(self.claim),
+                            };
+                            mine.put(&mut w, &addr)?;
+                        }
+                        rests.insert(addr, u);
+                        u
+                    }
+                };
+                if until.is_none() {
+                    continue;
+                }
+            }
             if let Some(rec) = w.lease_key(&k, state, lease)? {
                 got.push((addr, Job { key: k, rec, lease }));
-            }
-        }
-        // Rests persisted by earlier runs, for addresses new to this one.
-        let mut rests = HashMap::new();
-        for (addr, _) in &got {
-            if !self.addrs.contains_key(addr) && !rests.contains_key(addr) {
-                rests.insert(*addr, rest_of(&w, addr)?);
             }
         }
         w.commit()?;
@@ -424,7 +483,7 @@ impl<'d> Fetcher<'d> {
                 continue;
             }
             let q = self.addrs.entry(addr).or_insert_with(|| {
-                let until = rests.get(&addr).copied().unwrap_or(0);
+                let until = rests.get(&addr).copied().flatten().unwrap_or(0);
                 let wait = Duration::from_millis(until.saturating_sub(now_ms));
                 AddrQueue {
                     gate: Gate::new(addr, now + wait),
@@ -583,7 +642,11 @@ impl<'d> Fetcher<'d> {
             let mut w = self.d.store.write()?;
             for addr in &starting {
                 let rest = crate::politeness::gap(*addr, polite, None);
-                put_rest(&mut w, addr, now_ms + rest.as_millis() as u64)?;
+                let e = AddrEntry {
+                    until: now_ms + rest.as_millis() as u64,
+                    owner: Some(self.claim),
+                };
+                e.put(&mut w, addr)?;
             }
             w.commit()?;
         }
@@ -669,7 +732,11 @@ impl<'d> Fetcher<'d> {
             q.gate.finished(&policy, now, more);
             if was && !q.gate.in_burst() {
                 let rest = q.gate.next_start().saturating_duration_since(now);
-                self.rests.insert(addr, unix_ms() + rest.as_millis() as u64);
+                let e = AddrEntry {
+                    until: unix_ms() + rest.as_millis() as u64,
+                    owner: Some(self.claim),
+                };
+                self.rests.insert(addr, e);
             }
         }
         match what {
@@ -689,6 +756,14 @@ impl<'d> Fetcher<'d> {
             if q.jobs.is_empty() {
                 self.want_fill = true;
                 if q.robots_redirect.is_none() && q.gate.in_flight() == 0 {
+                    let until = self.rests.get(&addr).map(|e| e.until).unwrap_or_else(|| {
+                        unix_ms()
+                            + q.gate
+                                .next_start()
+                                .saturating_duration_since(now)
+                                .as_millis() as u64
+                    });
+                    self.rests.insert(addr, AddrEntry { until, owner: None });
                     self.addrs.remove(&addr);
                 }
             }
@@ -940,8 +1015,8 @@ impl<'d> Fetcher<'d> {
                 w.table_put(Table::History, k, v)?;
             }
         }
-        for (addr, until) in &self.rests {
-            put_rest(&mut w, addr, *until)?;
+        for (addr, e) in &self.rests {
+            e.put(&mut w, addr)?;
         }
         w.commit()?;
         self.outcomes.clear();
@@ -952,6 +1027,17 @@ impl<'d> Fetcher<'d> {
 
     /// Returns every record still held, unchanged, to its state.
     fn release_all(&mut self) -> Result<()> {
+        let now = Instant::now();
+        for (addr, q) in &self.addrs {
+            // A burst cut short rests a full gap from now.
+            let rest = if q.gate.in_burst() {
+                crate::politeness::gap(*addr, self.cfg.policy.polite, None)
+            } else {
+                q.gate.next_start().saturating_duration_since(now)
+            };
+            let until = unix_ms() + rest.as_millis() as u64;
+            self.rests.insert(*addr, AddrEntry { until, owner: None });
+        }
         self.commit()?;
         let mut held: Vec<Job> = std::mem::take(&mut self.unfinished);
         for (_, q) in self.addrs.drain() {

@@ -664,3 +664,39 @@ fn an_http2_server_gets_a_burst_multiplexed_on_one_connection() {
         lines.iter().map(|l| l.split(' ').next().unwrap()).collect();
     assert_eq!(conns.len(), 1, "one connection for the burst: {log}");
 }
+
+#[test]
+fn two_fetchers_never_serve_one_address_at_once() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.27");
+    let st = c.store();
+    for i in 0..12 {
+        let path = format!("/t{i}");
+        srv.route(&path, Reply::html(format!("page {i}")));
+        plant_ready(&st, &srv.url("twice.test", &path), &srv.ip());
+    }
+    drop(st);
+    let polite = Duration::from_millis(300);
+    let args = ["--once", "--fetch-burst", "2", "--fetch-polite", "0.3s", "--use-interval", "0.1s"];
+    let a = spawn({
+        let mut cmd = c.cmd("nlpc-fetch");
+        cmd.args(args);
+        cmd
+    });
+    let b = spawn({
+        let mut cmd = c.cmd("nlpc-fetch");
+        cmd.args(args);
+        cmd
+    });
+    for child in [a, b] {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let hits = srv.hits();
+    assert_eq!(hits.iter().filter(|h| h.path != "/robots.txt").count(), 12);
+    for w in hits.windows(3) {
+        let span = w[2].at.duration_since(w[0].at);
+        assert!(span >= polite, "three requests within {:.3}s", secs(span));
+    }
+    assert_consistent(&c.store(), true);
+}
