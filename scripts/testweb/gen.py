@@ -87,8 +87,6 @@ def robots_allows(rules, path):
     best, allow = -1, True
     for kind, pat in rules:
         rx = "^" + re.escape(pat).replace(r"\*", ".*").replace(r"\$", "$")
-        if pat.endswith("$"):
-            rx = rx[:-2] + "$"
         if re.match(rx, path) and (len(pat) > best or (len(pat) == best and kind == "allow")):
             best, allow = len(pat), kind == "allow"
     return allow
