@@ -41,11 +41,7 @@ impl Served {
             .arg(dir)
             .output()
             .expect("run scripts/testweb/serve");
-        assert!(
-            out.status.success(),
-            "serve start failed: {}",
-            stderr(&out)
-        );
+        assert!(out.status.success(), "serve start failed: {}", stderr(&out));
         Served(dir.to_path_buf())
     }
 }
@@ -179,7 +175,10 @@ fn nlpcd_crawls_the_test_web_as_the_ground_truth_says() {
         .map(|h| h.url.as_str())
         .filter(|u| forbidden.contains(*u))
         .collect();
-    assert!(bad.is_empty(), "robots.txt disallows what was requested: {bad:#?}");
+    assert!(
+        bad.is_empty(),
+        "robots.txt disallows what was requested: {bad:#?}"
+    );
     for h in &hits {
         assert!(
             h.agent.starts_with("nlpcrawl/"),
