@@ -677,7 +677,15 @@ fn two_fetchers_never_serve_one_address_at_once() {
     }
     drop(st);
     let polite = Duration::from_millis(300);
-    let args = ["--once", "--fetch-burst", "2", "--fetch-polite", "0.3s", "--use-interval", "0.1s"];
+    let args = [
+        "--once",
+        "--fetch-burst",
+        "2",
+        "--fetch-polite",
+        "0.3s",
+        "--use-interval",
+        "0.1s",
+    ];
     let a = spawn({
         let mut cmd = c.cmd("nlpc-fetch");
         cmd.args(args);
