@@ -82,9 +82,21 @@ struct Stats {
 
 /// Records in memory per address at most: two bursts' worth, so nothing
 /// waits long under a lease.
-fn queue_cap(p: &Policy) -> usize {
-    (p.burst.max(1) * 2).max(4)
+fn queue_cap(p: &Policy, addr: IpAddr) -> usize {
+    let two_bursts = (p.burst.max(1) * 2).max(4);
+    // An address with (almost) no rest drains its queue in milliseconds:
+    // a deeper queue keeps it busy between two fills.
+    if crate::politeness::gap(addr, p.polite, None) < Duration::from_millis(100) {
+        two_bursts.max(32)
+    } else {
+        two_bursts
+    }
 }
+
+/// Keys looked at past the last useful one before a fill gives up: with
+/// few addresses, most of the index belongs to addresses whose queues are
+/// full.
+const FILL_FUTILE: usize = 512;
 
 /// Keys looked at per fill pass.
 const FILL_SCAN: usize = 4096;
@@ -326,6 +338,11 @@ impl<'d> Fetcher<'d> {
             self.dispatch(now)?;
             let wait = self.wait_time(now);
             for r in self.client.poll(wait)? {
+                // Sending the next request before storing this body was
+                // tried and was slower: libcurl's wait then found no socket
+                // to poll and slept (strace), the new transfer apparently
+                // waiting for the host's one connection.
+                self.gate_done(&r);
                 self.handle(r)?;
             }
             if self.outcomes.len() >= 256
@@ -341,6 +358,8 @@ impl<'d> Fetcher<'d> {
             if self.client.in_flight() == 0 && self.queued() == 0 && self.robots_redirects() == 0 {
                 self.commit()?;
                 if self.input_left()? {
+                    // Work is waiting in the database: look for it soon.
+                    self.want_fill = true;
                     continue;
                 }
                 if self.d.common.once || self.d.signals.wait(self.d.common.interval) {
@@ -366,6 +385,10 @@ impl<'d> Fetcher<'d> {
 
     fn wait_time(&self, now: Instant) -> Duration {
         let mut w = Duration::from_millis(50);
+        // Queues ran dry: refill soon rather than idle a whole wait.
+        if self.want_fill {
+            w = w.min(Duration::from_millis(2));
+        }
         if self.client.in_flight() == 0 {
             for a in self.addrs.values() {
                 if !a.jobs.is_empty() && !a.gate.in_burst() {
@@ -380,52 +403,57 @@ impl<'d> Fetcher<'d> {
     /// new addresses while there is room), walking each index from where
     /// the last pass stopped.
     fn fill(&mut self) -> Result<()> {
-        let cap = queue_cap(&self.cfg.policy);
+        let policy = self.cfg.policy;
+        let unspecified = IpAddr::from([0, 0, 0, 0]);
         let mut wanted: Vec<(Key, State, IpAddr)> = Vec::new();
         {
             let rd = self.d.store.read()?;
             let mut room: HashMap<IpAddr, usize> = self
                 .addrs
                 .iter()
-                .map(|(a, q)| (*a, cap.saturating_sub(q.jobs.len())))
+                .map(|(a, q)| (*a, queue_cap(&policy, *a).saturating_sub(q.jobs.len())))
                 .collect();
             // Free slots in all, counting addresses not yet served; the
             // walk stops once they are taken.
-            let mut free: usize =
-                room.values().sum::<usize>() + self.cfg.hosts.saturating_sub(room.len()) * cap;
+            let mut free: usize = room.values().sum::<usize>()
+                + self.cfg.hosts.saturating_sub(room.len()) * queue_cap(&policy, unspecified);
             for (i, state) in [State::Ready, State::Dirty].into_iter().enumerate() {
                 let mut seen = 0;
+                let mut futile = 0;
                 let mut last = None;
                 let mut stopped = false;
                 let from = self.resume[i];
                 rd.walk_keys(state, false, from.as_ref(), |k| {
                     seen += 1;
+                    futile += 1;
                     last = Some(k);
-                    if seen > FILL_SCAN || free == 0 {
+                    if seen > FILL_SCAN || futile > FILL_FUTILE || free == 0 {
                         stopped = true;
                         return Ok(false);
                     }
-                    let Some(r) = rd.get(&k)? else {
+                    // Only the address is needed here: no full decode.
+                    let addr = rd
+                        .peek(&k, |b| {
+                            Record::decode_addr(b)
+                                .ok()
+                                .and_then(|a| a.parse::<IpAddr>().ok())
+                        })?
+                        .flatten();
+                    let Some(a) = addr else {
+                        // A record without a usable address fails on its own.
+                        wanted.push((k, state, unspecified));
+                        futile = 0;
                         return Ok(true);
                     };
-                    let addr = r.addr.parse::<IpAddr>().ok();
-                    let slot = match addr {
-                        Some(a) => {
-                            if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
-                                return Ok(true);
-                            }
-                            room.entry(a).or_insert(cap)
-                        }
-                        // A record without a usable address fails on its own.
-                        None => {
-                            wanted.push((k, state, IpAddr::from([0, 0, 0, 0])));
-                            return Ok(true);
-                        }
-                    };
+                    if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
+                        return Ok(true);
+                    }
+                    let slot = room.entry(a).or_insert_with(|| queue_cap(&policy, a));
                     if *slot > 0 {
                         *slot -= 1;
                         free = free.saturating_sub(1);
-                        wanted.push((k, state, addr.unwrap_or(IpAddr::from([0, 0, 0, 0]))));
+                        futile = 0;
+                        wanted.push((k, state, a));
                     }
                     Ok(true)
                 })?;
@@ -714,13 +742,12 @@ impl<'d> Fetcher<'d> {
         });
     }
 
-    fn handle(&mut self, resp: Response) -> Result<()> {
-        let Some((addr, what)) = self.inflight.remove(&resp.tag) else {
-            return Ok(());
+    /// A request finished: its address's burst goes on or ends.
+    fn gate_done(&mut self, resp: &Response) {
+        let Some((addr, _)) = self.inflight.get(&resp.tag) else {
+            return;
         };
-        if resp.new_connection {
-            self.stats.connections += 1;
-        }
+        let addr = *addr;
         let now = Instant::now();
         let policy = self.cfg.policy;
         if let Some(q) = self.addrs.get_mut(&addr) {
@@ -739,6 +766,16 @@ impl<'d> Fetcher<'d> {
                 self.rests.insert(addr, e);
             }
         }
+    }
+
+    fn handle(&mut self, resp: Response) -> Result<()> {
+        let Some((addr, what)) = self.inflight.remove(&resp.tag) else {
+            return Ok(());
+        };
+        if resp.new_connection {
+            self.stats.connections += 1;
+        }
+        let now = Instant::now();
         match what {
             InFlight::Robots { origin, hops } => self.robots_done(addr, origin, hops, resp)?,
             InFlight::Page(job) => {

@@ -32,8 +32,10 @@ pub fn line(args: std::fmt::Arguments<'_>) {
     if msg.contains('\n') {
         msg = msg.replace('\n', " ");
     }
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{name}: {msg}");
+    // One write per line: standard error is unbuffered, and a formatted
+    // write would cost a system call per piece.
+    let line = format!("{name}: {msg}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// Logs an event.

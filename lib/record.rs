@@ -325,6 +325,25 @@ impl Record {
     }
 }
 
+impl Record {
+    /// Reads only the physical address of an encoded record, for walks that
+    /// sort records by address without paying for a full decode.
+    pub fn decode_addr(b: &[u8]) -> Result<&str, &'static str> {
+        let mut r = Reader { b, at: 0 };
+        if r.byte()? as u32 != FORMAT_VERSION {
+            return Err("record of another format version");
+        }
+        r.byte()?;
+        r.varint()?;
+        r.varint()?;
+        r.varint()?;
+        let n = r.varint()? as usize;
+        r.take(n)?;
+        let n = r.varint()? as usize;
+        std::str::from_utf8(r.take(n)?).map_err(|_| "address is not UTF-8")
+    }
+}
+
 fn put_varint(w: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         w.push((v as u8) | 0x80);
@@ -414,6 +433,7 @@ mod tests {
         let enc = r.encode();
         assert_eq!(Record::decode(&enc).unwrap(), r);
         assert_eq!(Record::decode_url(&enc).unwrap(), r.url);
+        assert_eq!(Record::decode_addr(&enc).unwrap(), r.addr);
     }
 
     #[test]

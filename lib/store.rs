@@ -508,6 +508,16 @@ macro_rules! view_methods {
             get_record(self.store, &self.txn, key)
         }
 
+        /// Looks at the encoded record under `key` without decoding it all
+        /// (see [`Record::decode_addr`]); None when there is none.
+        pub fn peek<T>(&self, key: &Key, f: impl FnOnce(&[u8]) -> T) -> Result<Option<T>> {
+            match self.txn.get(self.store.records, &key.0) {
+                Ok(v) => Ok(Some(f(v))),
+                Err(lmdb::Error::NotFound) => Ok(None),
+                Err(e) => Err(self.store.err("cannot read record", e)),
+            }
+        }
+
         /// The key and record of a normalised URL, if known.
         pub fn lookup(&self, url: &str) -> Result<Option<(Key, Record)>> {
             match locate(self.store, &self.txn, url)? {

@@ -4,6 +4,7 @@
 //!
 //! cargo bench --bench fetch [-- PAGES]   (default 10000; needs nginx and curl)
 //! FETCH_BENCH_DIR=/dev/shm cargo bench --bench fetch   (crawl files on a tmpfs)
+//! FETCH_BENCH_ADDRS=4 cargo bench --bench fetch   (the pages on 4 addresses)
 
 use std::fmt::Write as _;
 use std::process::{Command, Stdio};
@@ -11,8 +12,6 @@ use std::time::Instant;
 
 use nlpcrawl::record::{Record, State};
 use nlpcrawl::store::{self, Store};
-
-const ADDRS: usize = 100;
 
 fn cpu_children() -> f64 {
     // SAFETY: getrusage fills the struct it is given.
@@ -23,6 +22,12 @@ fn cpu_children() -> f64 {
 }
 
 fn main() {
+    // FETCH_BENCH_ADDRS=N spreads the pages over N addresses (default 100).
+    let addrs: usize = std::env::var("FETCH_BENCH_ADDRS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| (1..=250).contains(n))
+        .unwrap_or(100);
     let pages: usize = std::env::args()
         .skip(1)
         .find_map(|a| a.parse().ok())
@@ -44,7 +49,7 @@ fn main() {
     let root = tmp.path().join("www");
     std::fs::create_dir_all(&root).expect("docroot");
     let mut bytes = 0;
-    for i in 0..pages / ADDRS {
+    for i in 0..pages / addrs {
         // Sizes from 2 KB to about 50 KB.
         let size = 2_000 + (i * 7919) % 48_000;
         let mut body = String::from("<html><head><meta charset=utf-8></head><body>");
@@ -52,7 +57,7 @@ fn main() {
             body.push_str("<p>Latvija ir valsts Baltijas jūras austrumu krastā.</p>\n");
         }
         body.push_str("</body></html>");
-        bytes += body.len() * ADDRS;
+        bytes += body.len() * addrs;
         std::fs::write(root.join(format!("p{i}.html")), body).expect("page");
     }
     std::fs::write(
@@ -61,7 +66,7 @@ fn main() {
     )
     .expect("robots");
     let mut listen = String::new();
-    for a in 1..=ADDRS {
+    for a in 1..=addrs {
         let _ = writeln!(listen, "    listen 127.0.9.{a}:8089;");
     }
     let conf = format!(
@@ -81,16 +86,17 @@ fn main() {
         .expect("start nginx");
     // nginx is up when its last address answers.
     let up = Instant::now();
-    while std::net::TcpStream::connect(("127.0.9.100", 8089)).is_err() {
+    let last = format!("127.0.9.{addrs}");
+    while std::net::TcpStream::connect((last.as_str(), 8089)).is_err() {
         assert!(up.elapsed().as_secs() < 10, "nginx did not start");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 
     let urls: Vec<(String, String)> = (0..pages)
         .map(|n| {
-            let a = n % ADDRS + 1;
+            let a = n % addrs + 1;
             (
-                format!("http://127.0.9.{a}:8089/p{}.html", n / ADDRS),
+                format!("http://127.0.9.{a}:8089/p{}.html", n / addrs),
                 format!("127.0.9.{a}"),
             )
         })
@@ -100,7 +106,7 @@ fn main() {
     // kept-alive connection, 64 addresses at a time (as --fetch-hosts).
     let lists = tmp.path().join("lists");
     std::fs::create_dir_all(&lists).expect("lists");
-    for a in 1..=ADDRS {
+    for a in 1..=addrs {
         let mut s = String::new();
         for (u, _) in urls.iter().filter(|(_, ad)| *ad == format!("127.0.9.{a}")) {
             let _ = writeln!(s, "url = \"{u}\"\noutput = \"/dev/null\"");
@@ -140,14 +146,16 @@ fn main() {
     drop(st);
     let cpu0 = cpu_children();
     let t = Instant::now();
-    // FETCH_PERF=FILE records a profile of nlpc-fetch with perf(1).
-    let mut cmd = match std::env::var("FETCH_PERF") {
-        Ok(out) => {
-            let mut c = Command::new("perf");
-            c.args(["record", "-g", "-o", &out, env!("CARGO_BIN_EXE_nlpc-fetch")]);
+    // FETCH_WRAP="perf record -g -o FILE" (or "strace -c -f -o FILE") runs
+    // nlpc-fetch under a profiler.
+    let mut cmd = match std::env::var("FETCH_WRAP") {
+        Ok(wrap) if !wrap.trim().is_empty() => {
+            let mut words = wrap.split_whitespace();
+            let mut c = Command::new(words.next().unwrap_or("env"));
+            c.args(words).arg(env!("CARGO_BIN_EXE_nlpc-fetch"));
             c
         }
-        Err(_) => Command::new(env!("CARGO_BIN_EXE_nlpc-fetch")),
+        _ => Command::new(env!("CARGO_BIN_EXE_nlpc-fetch")),
     };
     let out = cmd
         .args(["--once", "--fetch-polite", "0", "--fetch-hosts", "64"])
@@ -159,7 +167,16 @@ fn main() {
         .arg(tmp.path().join("rep"))
         .arg("-a")
         .arg(tmp.path().join("archive"))
-        .stderr(Stdio::null())
+        .stderr(match std::env::var("FETCH_LOG") {
+            // FETCH_LOG=FILE keeps nlpc-fetch's lines (with -d in FETCH_ARGS).
+            Ok(f) => Stdio::from(std::fs::File::create(f).expect("log file")),
+            Err(_) => Stdio::null(),
+        })
+        .args(
+            std::env::var("FETCH_ARGS")
+                .unwrap_or_default()
+                .split_whitespace(),
+        )
         .status()
         .expect("nlpc-fetch");
     let secs = t.elapsed().as_secs_f64();
@@ -179,7 +196,7 @@ fn main() {
     let _ = server.wait();
 
     println!(
-        "fetch: {pages} pages ({:.1} MB) on {ADDRS} loopback addresses, nginx",
+        "fetch: {pages} pages ({:.1} MB) on {addrs} loopback addresses, nginx",
         bytes as f64 / 1e6
     );
     println!(
