@@ -3,6 +3,7 @@
 use nlpcrawl::daemon::{self, Daemon};
 use nlpcrawl::log;
 use nlpcrawl::options::Parser;
+use nlpcrawl::record::State;
 use nlpcrawl::resolve::{self, Config, Family, Resolver};
 
 const NAME: &str = "nlpc-resolve";
@@ -134,7 +135,7 @@ fn main() {
     // After Daemon::start, so the runtime's threads inherit the blocked
     // stop signals.
     let mut r = Resolver::new(cfg).unwrap_or_else(|e| daemon::fail(NAME, e));
-    if let Err(e) = d.run(|d| resolve::step(d, &mut r)) {
+    if let Err(e) = d.run(&[State::New], |d| resolve::step(d, &mut r)) {
         daemon::fail(NAME, e);
     }
     let s = r.stats();

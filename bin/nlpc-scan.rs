@@ -3,6 +3,7 @@
 use nlpcrawl::cache::Cache;
 use nlpcrawl::daemon::{self, Daemon};
 use nlpcrawl::options::{OrExit, Parser};
+use nlpcrawl::record::State;
 use nlpcrawl::scan::{self, Config, Filter};
 use nlpcrawl::store::{self, Store};
 use nlpcrawl::{info, log};
@@ -100,7 +101,7 @@ fn main() {
 
     let cache = Cache::new(&o.common.cache);
     let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));
-    if let Err(e) = d.run(|d| scan::step(d, &cfg, &cache)) {
+    if let Err(e) = d.run(&[State::Verified], |d| scan::step(d, &cfg, &cache)) {
         daemon::fail(NAME, e);
     }
 }

@@ -116,7 +116,7 @@ fn main() {
     }
 
     let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));
-    let res = d.run(|d| {
+    let res = d.run(&[], |d| {
         let n = up::step(&d.store, &cache, &cfg)?;
         // One pass handles everything due, so a daemon rests after each;
         // --once repeats until a pass finds nothing (a record killed in one

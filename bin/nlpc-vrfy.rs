@@ -9,6 +9,7 @@ use nlpcrawl::daemon::{self, Daemon};
 use nlpcrawl::dict::Dict;
 use nlpcrawl::lang;
 use nlpcrawl::options::{Parsed, Parser};
+use nlpcrawl::record::State;
 use nlpcrawl::vrfy::{self, Config};
 use nlpcrawl::{info, log};
 
@@ -152,7 +153,7 @@ fn main() {
 
     let cache = Cache::new(&o.common.cache);
     let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));
-    if let Err(e) = d.run(|d| vrfy::step(d, &cfg, &cache)) {
+    if let Err(e) = d.run(&[State::Fresh], |d| vrfy::step(d, &cfg, &cache)) {
         daemon::fail(NAME, e);
     }
 }

@@ -45,7 +45,8 @@ struct Opts {
     /// with -m, DBPATH/nlpcd.log).
     #[arg(long, value_name = "file")]
     log: Option<PathBuf>,
-    /// How often an idle daemon looks for work (default 120s; 0.2s with --once).
+    /// The longest an idle daemon waits before looking again (default 120s;
+    /// 0.2s with --once); new work wakes it within 10 ms regardless.
     #[arg(long, value_name = "time")]
     use_interval: Option<String>,
     /// Allowed URL schemes.

@@ -12,7 +12,7 @@ use crate::clock;
 use crate::error::Result;
 use crate::info;
 use crate::options::Common;
-use crate::record::Lease;
+use crate::record::{Lease, State};
 use crate::store::{self, Store};
 
 /// A lease older than this is reclaimed even if its owner still runs: no
@@ -157,8 +157,13 @@ impl Daemon {
 
     /// Runs `step` until a stop signal; `step` returns how many records it
     /// moved, and 0 means the input is empty: then the daemon exits with
-    /// `--once`, or waits `--use-interval` and looks again.
-    pub fn run(&self, mut step: impl FnMut(&Daemon) -> Result<usize>) -> Result<()> {
+    /// `--once`, or waits for work in `inputs` (at most `--use-interval`)
+    /// and looks again.
+    pub fn run(
+        &self,
+        inputs: &[State],
+        mut step: impl FnMut(&Daemon) -> Result<usize>,
+    ) -> Result<()> {
         info!("started, database {}", self.common.db.display());
         loop {
             if self.signals.stopping() {
@@ -168,7 +173,7 @@ impl Daemon {
             if n > 0 {
                 continue;
             }
-            if self.common.once || self.signals.wait(self.common.interval) {
+            if self.common.once || self.idle(inputs)? {
                 break;
             }
             self.reclaim()?;
@@ -176,7 +181,41 @@ impl Daemon {
         info!("stopped");
         Ok(())
     }
+
+    /// Waits until a record is waiting in one of `inputs`, `--use-interval`
+    /// has passed, or a stop signal came (then true). Looking costs one
+    /// counter read, so an idle daemon wakes within [`WAKE_CHECK`] of new
+    /// work instead of a whole interval later.
+    pub fn idle(&self, inputs: &[State]) -> Result<bool> {
+        let end = std::time::Instant::now() + self.common.interval;
+        loop {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Ok(false);
+            }
+            if self.signals.wait(left.min(WAKE_CHECK)) {
+                return Ok(true);
+            }
+            if !inputs.is_empty() && self.waiting(inputs)? {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// True when an unleased record waits in one of `states`.
+    pub fn waiting(&self, states: &[State]) -> Result<bool> {
+        let rd = self.store.read()?;
+        for s in states {
+            if rd.count(*s, false)? > 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }
+
+/// How often an idle daemon checks whether work has arrived.
+pub const WAKE_CHECK: Duration = Duration::from_millis(10);
 
 /// Prints a fatal error as one line and exits non-zero.
 pub fn fail(name: &str, e: impl std::fmt::Display) -> ! {

@@ -362,7 +362,7 @@ impl<'d> Fetcher<'d> {
                     self.want_fill = true;
                     continue;
                 }
-                if self.d.common.once || self.d.signals.wait(self.d.common.interval) {
+                if self.d.common.once || self.d.idle(&[State::Ready, State::Dirty])? {
                     return Ok(());
                 }
                 self.d.reclaim()?;
