@@ -80,16 +80,14 @@ fn main() {
         // Seeding mode: insert the operands (or stdin's lines) and exit.
         let store = Store::open(&o.common.db, store::Options::default())
             .unwrap_or_else(|e| daemon::fail(NAME, e));
-        let urls: Vec<(usize, String)> = if o.free() == ["-"] {
-            scan::seed_lines(std::io::stdin().lock())
-                .unwrap_or_else(|e| daemon::fail(NAME, format!("standard input: {e}")))
+        let from_stdin = o.free() == ["-"];
+        let operands = o.free().to_vec();
+        let urls: Box<dyn Iterator<Item = (usize, String)>> = if from_stdin {
+            Box::new(scan::seed_lines(std::io::stdin().lock(), |e| {
+                daemon::fail(NAME, format!("standard input: {e}"))
+            }))
         } else {
-            o.free()
-                .iter()
-                .cloned()
-                .enumerate()
-                .map(|(i, u)| (i + 1, u))
-                .collect()
+            Box::new(operands.into_iter().enumerate().map(|(i, u)| (i + 1, u)))
         };
         let rep = scan::seed(&store, &cfg.filter, urls).unwrap_or_else(|e| daemon::fail(NAME, e));
         info!(

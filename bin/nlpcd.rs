@@ -157,16 +157,18 @@ fn main() {
     let filter = shared
         .seed_filter()
         .unwrap_or_else(|e| daemon::fail(NAME, e));
-    let seeds: Vec<(usize, String)> = if o.urls == ["-"] {
-        scan::seed_lines(std::io::stdin().lock())
-            .unwrap_or_else(|e| daemon::fail(NAME, format!("standard input: {e}")))
+    let seeds: Box<dyn Iterator<Item = (usize, String)>> = if o.urls == ["-"] {
+        Box::new(scan::seed_lines(std::io::stdin().lock(), |e| {
+            daemon::fail(NAME, format!("standard input: {e}"))
+        }))
     } else {
-        o.urls
-            .iter()
-            .cloned()
-            .enumerate()
-            .map(|(i, u)| (i + 1, u))
-            .collect()
+        Box::new(
+            o.urls
+                .clone()
+                .into_iter()
+                .enumerate()
+                .map(|(i, u)| (i + 1, u)),
+        )
     };
     let log = o
         .log

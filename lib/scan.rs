@@ -60,15 +60,17 @@ pub fn host_patterns<S: AsRef<str>>(given: &[S]) -> std::result::Result<Vec<Stri
         .collect()
 }
 
-/// Seed lines from a reader (standard input), numbered from 1.
-pub fn seed_lines(r: impl std::io::BufRead) -> std::result::Result<Vec<(usize, String)>, String> {
-    r.lines()
-        .enumerate()
-        .map(|(i, l)| {
-            l.map(|l| (i + 1, l))
-                .map_err(|e| format!("line {}: {e}", i + 1))
-        })
-        .collect()
+/// Seed lines from a reader (standard input), numbered from 1, read as
+/// they are needed so a huge list never sits in memory; a read error is
+/// handed to `fail`, which must not return.
+pub fn seed_lines<R: std::io::BufRead>(
+    r: R,
+    fail: impl Fn(String) -> std::convert::Infallible,
+) -> impl Iterator<Item = (usize, String)> {
+    r.lines().enumerate().map(move |(i, l)| match l {
+        Ok(l) => (i + 1, l),
+        Err(e) => match fail(format!("line {}: {e}", i + 1)) {},
+    })
 }
 
 /// True when `host` is `pattern` or one of its subdomains.

@@ -289,8 +289,8 @@ impl Supervisor {
 /// What nlpcd is to do.
 pub struct Launch {
     pub db: PathBuf,
-    /// Seed URLs as (line, text); empty for none.
-    pub seeds: Vec<(usize, String)>,
+    /// Seed URLs as (line, text), read as they are inserted.
+    pub seeds: Box<dyn Iterator<Item = (usize, String)>>,
     pub filter: crate::scan::Filter,
     pub daemons: Vec<Daemon>,
     /// Run until no record can advance, then stop.
@@ -308,8 +308,9 @@ pub fn run(cfg: Launch) -> Result<()> {
     let signals = crate::daemon::Signals::block();
     let lock = Lock::take(&cfg.db)?;
     let store = Store::open(&cfg.db, crate::store::Options::default())?;
-    if !cfg.seeds.is_empty() {
-        let rep = crate::scan::seed(&store, &cfg.filter, cfg.seeds)?;
+    let mut seeds = cfg.seeds.peekable();
+    if seeds.peek().is_some() {
+        let rep = crate::scan::seed(&store, &cfg.filter, seeds)?;
         info!(
             "seeded {} new, {} known, {} bad",
             rep.added, rep.known, rep.bad
