@@ -14,7 +14,7 @@ MANS = $(MAN1) $(MAN7) $(MAN8)
 UNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
 UNITS = nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-up nlpcd
 
-.PHONY: all test lint bench install uninstall clean check-units
+.PHONY: all test lint bench install uninstall clean check-units demo
 
 all:
 	$(CARGO) build --release --locked
@@ -29,6 +29,10 @@ lint:
 
 bench:
 	$(CARGO) bench --locked
+
+# A small crawl of a generated web on loopback (see scripts/demo).
+demo: all
+	scripts/demo
 
 install: all
 	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man7 $(MANDIR)/man8 $(UNITDIR)
