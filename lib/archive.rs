@@ -28,6 +28,18 @@ pub struct Version {
 const HISTORY_VERSION: u8 = 1;
 
 impl Version {
+    /// The version a record describes: its current body.
+    pub fn of(rec: &crate::record::Record) -> Version {
+        Version {
+            fetched: rec.fetched,
+            hash: rec.hash,
+            size: rec.size,
+            status: rec.status,
+            content_type: rec.content_type.clone(),
+            charset: rec.charset.clone(),
+        }
+    }
+
     /// The history table key: the record key, then the fetch time
     /// big-endian, so one record's versions sort together by time.
     pub fn table_key(key: &Key, fetched: u64) -> Vec<u8> {

@@ -456,14 +456,7 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
         items.push(Item {
             key: &key,
             rec: &rec,
-            v: Version {
-                fetched: rec.fetched,
-                hash: rec.hash,
-                size: rec.size,
-                status: rec.status,
-                content_type: rec.content_type.clone(),
-                charset: rec.charset.clone(),
-            },
+            v: Version::of(&rec),
             current: true,
         });
         if let Some(s) = sink.as_mut() {

@@ -566,20 +566,7 @@ impl<'d> Fetcher<'d> {
                 }
                 // A robots.txt redirect on this address goes first.
                 if let Some((origin, u, hops)) = q.robots_redirect.take() {
-                    if !q.gate.in_burst() {
-                        starting.push(addr);
-                    }
-                    q.gate.sent(None);
-                    let tag = self.tag();
-                    self.inflight
-                        .insert(tag, (addr, InFlight::Robots { origin, hops }));
-                    requests.push(Request {
-                        tag,
-                        url: u,
-                        addr,
-                        kind: Kind::Robots,
-                        headers: Vec::new(),
-                    });
+                    requests.push(self.robots_request(addr, origin, u, hops, &mut starting));
                     continue;
                 }
                 let Some(front) = q.jobs.front() else {
@@ -592,25 +579,9 @@ impl<'d> Fetcher<'d> {
                 match self.robots_of(&origin, wall)? {
                     None => {
                         // robots.txt first; it counts as a request of the burst.
-                        let Some(q) = self.addrs.get_mut(&addr) else {
-                            break;
-                        };
-                        if !q.gate.in_burst() {
-                            starting.push(addr);
-                        }
-                        q.gate.sent(None);
                         self.robots_fetching.insert(origin.clone());
-                        let tag = self.tag();
                         let u = format!("{origin}/robots.txt");
-                        self.inflight
-                            .insert(tag, (addr, InFlight::Robots { origin, hops: 0 }));
-                        requests.push(Request {
-                            tag,
-                            url: u,
-                            addr,
-                            kind: Kind::Robots,
-                            headers: Vec::new(),
-                        });
+                        requests.push(self.robots_request(addr, origin, u, 0, &mut starting));
                     }
                     Some(rules) => {
                         let Some(q) = self.addrs.get_mut(&addr) else {
@@ -683,6 +654,33 @@ impl<'d> Fetcher<'d> {
             self.client.start(r)?;
         }
         Ok(())
+    }
+
+    /// A robots.txt request on `addr`, counted in its burst.
+    fn robots_request(
+        &mut self,
+        addr: IpAddr,
+        origin: String,
+        url: String,
+        hops: u8,
+        starting: &mut Vec<IpAddr>,
+    ) -> Request {
+        if let Some(q) = self.addrs.get_mut(&addr) {
+            if !q.gate.in_burst() {
+                starting.push(addr);
+            }
+            q.gate.sent(None);
+        }
+        let tag = self.tag();
+        self.inflight
+            .insert(tag, (addr, InFlight::Robots { origin, hops }));
+        Request {
+            tag,
+            url,
+            addr,
+            kind: Kind::Robots,
+            headers: Vec::new(),
+        }
     }
 
     fn refused_by_robots(&self, rules: &Robots, u: &str, wall: u64) -> Option<String> {
@@ -1019,17 +1017,9 @@ impl<'d> Fetcher<'d> {
         }
         self.archive
             .keep(&self.cache.path(&job.key), &job.key, old.fetched, &old.hash)?;
-        let v = Version {
-            fetched: old.fetched,
-            hash: old.hash,
-            size: old.size,
-            status: old.status,
-            content_type: old.content_type.clone(),
-            charset: old.charset.clone(),
-        };
         Ok(Some((
             Version::table_key(&job.key, old.fetched),
-            v.encode(),
+            Version::of(old).encode(),
         )))
     }
 

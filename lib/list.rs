@@ -166,14 +166,7 @@ pub fn history(
     if rec.hash != [0; 32] {
         out.push(HistoryEntry {
             current: true,
-            version: archive::Version {
-                fetched: rec.fetched,
-                hash: rec.hash,
-                size: rec.size,
-                status: rec.status,
-                content_type: rec.content_type.clone(),
-                charset: rec.charset.clone(),
-            },
+            version: archive::Version::of(rec),
             path: cache.path(key),
         });
     }

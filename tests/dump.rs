@@ -84,12 +84,7 @@ fn plant_page(
     r.size = body.len() as u64;
     r.hash = *blake3::hash(body).as_bytes();
     f(&mut r);
-    let mut w = st.write().expect("write");
-    let key = match w.insert(&r).expect("insert") {
-        Inserted::New(k) => k,
-        Inserted::Known(..) => panic!("{url} planted twice"),
-    };
-    w.commit().expect("commit");
+    let key = insert_new(st, &r);
     c.cache().write(&key, body).expect("cache write");
     key
 }

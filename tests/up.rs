@@ -13,7 +13,7 @@ use common::*;
 use nlpcrawl::archive::{Archive, Version};
 use nlpcrawl::clock;
 use nlpcrawl::record::{Lease, Record, State};
-use nlpcrawl::store::{Inserted, Key, Store, Table};
+use nlpcrawl::store::{Key, Store, Table};
 
 const DAY: u64 = 86_400;
 /// The crawl's "now" in the timed tests: far from the real clock, so only
@@ -29,13 +29,7 @@ fn plant(st: &Store, url: &str, f: impl FnOnce(&mut Record)) -> Key {
     r.fetched = T - 100 * DAY;
     r.changed = T - 100 * DAY;
     f(&mut r);
-    let mut w = st.write().expect("write");
-    let key = match w.insert(&r).expect("insert") {
-        Inserted::New(k) => k,
-        Inserted::Known(..) => panic!("{url} planted twice"),
-    };
-    w.commit().expect("commit");
-    key
+    insert_new(st, &r)
 }
 
 /// Runs `bin` with the crawl's clock at exactly `t`. Returns None when the

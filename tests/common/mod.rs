@@ -76,15 +76,21 @@ impl Crawl {
         r.content_type = content_type.into();
         r.status = 200;
         r.size = body.len() as u64;
-        let mut w = st.write().expect("write");
-        let key = match w.insert(&r).expect("insert") {
-            Inserted::New(k) => k,
-            Inserted::Known(..) => panic!("{url} planted twice"),
-        };
-        w.commit().expect("commit");
+        let key = insert_new(st, &r);
         self.cache().write(&key, body).expect("cache write");
         key
     }
+}
+
+/// Inserts a record the test plants, failing the test if its URL is known.
+pub fn insert_new(st: &Store, r: &Record) -> Key {
+    let mut w = st.write().expect("write");
+    let key = match w.insert(r).expect("insert") {
+        Inserted::New(k) => k,
+        Inserted::Known(..) => panic!("{} planted twice", r.url),
+    };
+    w.commit().expect("commit");
+    key
 }
 
 /// Plants a READY record for `url` whose host resolved to `addr`.
@@ -92,13 +98,7 @@ pub fn plant_ready(st: &Store, url: &str, addr: &str) -> Key {
     let mut r = Record::new(url, 1);
     r.state = State::Ready;
     r.addr = addr.to_string();
-    let mut w = st.write().expect("write");
-    let key = match w.insert(&r).expect("insert") {
-        Inserted::New(k) => k,
-        Inserted::Known(..) => panic!("{url} planted twice"),
-    };
-    w.commit().expect("commit");
-    key
+    insert_new(st, &r)
 }
 
 /// The record of `url`.
