@@ -708,3 +708,43 @@ fn two_fetchers_never_serve_one_address_at_once() {
     }
     assert_consistent(&c.store(), true);
 }
+
+#[test]
+fn the_monitor_reports_once_a_second_without_debug_lines() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.28");
+    let st = c.store();
+    for i in 0..8 {
+        let path = format!("/m{i}");
+        srv.route(&path, Reply::html("x"));
+        plant_ready(&st, &srv.url("mon.test", &path), &srv.ip());
+    }
+    drop(st);
+    // Four bursts of two with 0.4 s rests: the run lasts over a second.
+    let o = c.run(
+        "nlpc-fetch",
+        &[
+            "-m",
+            "-d",
+            "--once",
+            "--fetch-burst",
+            "2",
+            "--fetch-polite",
+            "0.4s",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(!lines.is_empty(), "no monitor lines");
+    for l in &lines {
+        assert!(
+            l.starts_with("nlpc-fetch: ") && l.contains("pages/s") && l.contains("queued"),
+            "{l}"
+        );
+    }
+    assert!(
+        !stderr(&o).contains("request http://"),
+        "debug lines in monitor mode"
+    );
+}
