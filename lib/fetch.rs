@@ -86,7 +86,7 @@ fn queue_cap(p: &Policy, addr: IpAddr) -> usize {
     let two_bursts = (p.burst.max(1) * 2).max(4);
     // An address with (almost) no rest drains its queue in milliseconds:
     // a deeper queue keeps it busy between two fills.
-    if crate::politeness::gap(addr, p.polite, None) < Duration::from_millis(100) {
+    if crate::politeness::gap(addr, p.polite) < Duration::from_millis(100) {
         two_bursts.max(32)
     } else {
         two_bursts
@@ -97,6 +97,9 @@ fn queue_cap(p: &Policy, addr: IpAddr) -> usize {
 /// few addresses, most of the index belongs to addresses whose queues are
 /// full.
 const FILL_FUTILE: usize = 512;
+
+/// How long an origin is held while a request to it is in flight.
+const BLOCKED: Duration = Duration::from_secs(86_400);
 
 /// Keys looked at per fill pass.
 const FILL_SCAN: usize = 4096;
@@ -112,6 +115,10 @@ pub struct Fetcher<'d> {
     addrs: HashMap<IpAddr, AddrQueue>,
     robots: HashMap<String, (Arc<Robots>, u64)>,
     robots_fetching: HashSet<String>,
+    /// Origins resting for their robots.txt delay: no request before this.
+    origin_next: HashMap<String, Instant>,
+    /// Requests in flight to such origins: tag → (origin, delay).
+    delayed: HashMap<u64, (String, Duration)>,
     inflight: HashMap<u64, (IpAddr, InFlight)>,
     next_tag: u64,
     outcomes: Vec<Outcome>,
@@ -272,6 +279,8 @@ impl<'d> Fetcher<'d> {
             addrs: HashMap::new(),
             robots: HashMap::new(),
             robots_fetching: HashSet::new(),
+            origin_next: HashMap::new(),
+            delayed: HashMap::new(),
             inflight: HashMap::new(),
             next_tag: 1,
             outcomes: Vec::new(),
@@ -393,6 +402,11 @@ impl<'d> Fetcher<'d> {
             for a in self.addrs.values() {
                 if !a.jobs.is_empty() && !a.gate.in_burst() {
                     w = w.min(a.gate.next_start().saturating_duration_since(now));
+                }
+            }
+            for t in self.origin_next.values() {
+                if *t > now {
+                    w = w.min(t.saturating_duration_since(now));
                 }
             }
         }
@@ -569,13 +583,17 @@ impl<'d> Fetcher<'d> {
                     requests.push(self.robots_request(addr, origin, u, hops, &mut starting));
                     continue;
                 }
-                let Some(front) = q.jobs.front() else {
+                // The first job whose host may be asked now: not waiting
+                // for its robots.txt, nor resting for its Crawl-delay.
+                let pick = q.jobs.iter().position(|j| {
+                    let o = url::origin_of(&j.rec.url);
+                    !self.robots_fetching.contains(o)
+                        && self.origin_next.get(o).is_none_or(|t| *t <= now)
+                });
+                let Some(idx) = pick else {
                     break;
                 };
-                let origin = url::origin_of(&front.rec.url).to_string();
-                if self.robots_fetching.contains(&origin) {
-                    break;
-                }
+                let origin = url::origin_of(&q.jobs[idx].rec.url).to_string();
                 match self.robots_of(&origin, wall)? {
                     None => {
                         // robots.txt first; it counts as a request of the burst.
@@ -587,7 +605,7 @@ impl<'d> Fetcher<'d> {
                         let Some(q) = self.addrs.get_mut(&addr) else {
                             break;
                         };
-                        let Some(job) = q.jobs.pop_front() else {
+                        let Some(job) = q.jobs.remove(idx) else {
                             break;
                         };
                         if let Some(why) = self.refused_by_robots(&rules, &job.rec.url, wall) {
@@ -612,8 +630,15 @@ impl<'d> Fetcher<'d> {
                         if !q.gate.in_burst() {
                             starting.push(addr);
                         }
-                        q.gate.sent(rules.delay());
+                        q.gate.sent();
                         let tag = self.tag();
+                        // A host with a Crawl-delay gets nothing more until
+                        // this request is over and the delay has passed; the
+                        // other hosts on the address go on.
+                        if let Some(d) = rules.delay().filter(|d| !d.is_zero()) {
+                            self.origin_next.insert(origin.clone(), now + BLOCKED);
+                            self.delayed.insert(tag, (origin.clone(), d));
+                        }
                         requests.push(Request {
                             tag,
                             url: job.rec.url.clone(),
@@ -635,12 +660,12 @@ impl<'d> Fetcher<'d> {
         // restarted does not start another burst at once. An address with
         // no rest (loopback, politeness 0) needs no record.
         let polite = self.cfg.policy.polite;
-        starting.retain(|a| !crate::politeness::gap(*a, polite, None).is_zero());
+        starting.retain(|a| !crate::politeness::gap(*a, polite).is_zero());
         if !starting.is_empty() {
             let now_ms = unix_ms();
             let mut w = self.d.store.write()?;
             for addr in &starting {
-                let rest = crate::politeness::gap(*addr, polite, None);
+                let rest = crate::politeness::gap(*addr, polite);
                 let e = AddrEntry {
                     until: now_ms + rest.as_millis() as u64,
                     owner: Some(self.claim),
@@ -669,7 +694,7 @@ impl<'d> Fetcher<'d> {
             if !q.gate.in_burst() {
                 starting.push(addr);
             }
-            q.gate.sent(None);
+            q.gate.sent();
         }
         let tag = self.tag();
         self.inflight
@@ -747,6 +772,9 @@ impl<'d> Fetcher<'d> {
         };
         let addr = *addr;
         let now = Instant::now();
+        if let Some((origin, d)) = self.delayed.remove(&resp.tag) {
+            self.origin_next.insert(origin, now + d);
+        }
         let policy = self.cfg.policy;
         if let Some(q) = self.addrs.get_mut(&addr) {
             if resp.status != 0 {
@@ -1058,7 +1086,7 @@ impl<'d> Fetcher<'d> {
         for (addr, q) in &self.addrs {
             // A burst cut short rests a full gap from now.
             let rest = if q.gate.in_burst() {
-                crate::politeness::gap(*addr, self.cfg.policy.polite, None)
+                crate::politeness::gap(*addr, self.cfg.policy.polite)
             } else {
                 q.gate.next_start().saturating_duration_since(now)
             };
@@ -1091,6 +1119,8 @@ impl<'d> Fetcher<'d> {
     /// monitor; the totals restart with the process.
     fn publish(&mut self) -> Result<()> {
         let now = Instant::now();
+        // Hosts whose delay is over need no entry.
+        self.origin_next.retain(|_, t| *t > now);
         if now.duration_since(self.top_since) >= Duration::from_secs(60) {
             self.top.clear();
             self.top_since = now;

@@ -5,10 +5,11 @@
 //! tested on their own:
 //! - a burst is at most `burst` requests, at most `pipeline` at a time;
 //! - when the last request of a burst finishes, the address rests for the
-//!   politeness gap: `polite`, stretched by the robots.txt delay of any
-//!   virtual host served in the burst;
-//! - a request to a virtual host with a robots.txt delay ends its burst,
-//!   so that host never sees two requests closer than its delay;
+//!   politeness gap, `polite`;
+//! - a virtual host whose robots.txt asks for a delay (Crawl-delay,
+//!   Request-rate) gets its next request only that long after its last one
+//!   finished, while the other hosts on its address go on (nlpc-fetch keeps
+//!   those per-host times; see `lib/fetch.rs`);
 //! - the gap is never under one second for an address that is not
 //!   loopback, whatever the options say.
 
@@ -48,14 +49,12 @@ pub fn is_loopback(addr: IpAddr) -> bool {
     }
 }
 
-/// The rest an address gets after a burst, given the longest robots.txt
-/// delay of the hosts served in it.
-pub fn gap(addr: IpAddr, polite: Duration, robots_delay: Option<Duration>) -> Duration {
-    let g = polite.max(robots_delay.unwrap_or(Duration::ZERO));
+/// The rest an address gets after a burst.
+pub fn gap(addr: IpAddr, polite: Duration) -> Duration {
     if is_loopback(addr) {
-        g
+        polite
     } else {
-        g.max(FLOOR)
+        polite.max(FLOOR)
     }
 }
 
@@ -68,10 +67,6 @@ pub struct Gate {
     in_burst: bool,
     sent: usize,
     in_flight: usize,
-    /// The burst may send no more (a robots.txt delay applied).
-    closed: bool,
-    /// The longest robots.txt delay met in this burst.
-    delay: Option<Duration>,
 }
 
 impl Gate {
@@ -83,8 +78,6 @@ impl Gate {
             in_burst: false,
             sent: 0,
             in_flight: 0,
-            closed: false,
-            delay: None,
         }
     }
 
@@ -94,26 +87,20 @@ impl Gate {
             return false;
         }
         if self.in_burst {
-            !self.closed && self.sent < p.burst.max(1)
+            self.sent < p.burst.max(1)
         } else {
             now >= self.next_start
         }
     }
 
-    /// A request was sent; `delay` is its host's robots.txt delay, if any.
-    pub fn sent(&mut self, delay: Option<Duration>) {
+    /// A request was sent.
+    pub fn sent(&mut self) {
         if !self.in_burst {
             self.in_burst = true;
             self.sent = 0;
-            self.closed = false;
-            self.delay = None;
         }
         self.sent += 1;
         self.in_flight += 1;
-        if delay.is_some_and(|d| !d.is_zero()) {
-            self.closed = true;
-            self.delay = self.delay.max(delay);
-        }
     }
 
     /// A request finished. `more` says whether the address has more work
@@ -123,7 +110,7 @@ impl Gate {
         if self.in_flight > 0 {
             return;
         }
-        if self.closed || self.sent >= p.burst.max(1) || !more {
+        if self.sent >= p.burst.max(1) || !more {
             self.end_burst(p, now);
         }
     }
@@ -132,7 +119,7 @@ impl Gate {
     pub fn end_burst(&mut self, p: &Policy, now: Instant) {
         if self.in_burst {
             self.in_burst = false;
-            self.next_start = now + gap(self.addr, p.polite, self.delay);
+            self.next_start = now + gap(self.addr, p.polite);
         }
     }
 
@@ -168,16 +155,17 @@ mod tests {
     #[test]
     fn floor_applies_off_loopback_only() {
         let public: IpAddr = "192.0.2.1".parse().unwrap();
-        assert_eq!(gap(public, Duration::ZERO, None), FLOOR);
-        assert_eq!(gap(public, Duration::from_millis(10), None), FLOOR);
+        assert_eq!(gap(public, Duration::ZERO), FLOOR);
+        assert_eq!(gap(public, Duration::from_millis(10)), FLOOR);
         assert_eq!(
-            gap(lo(), Duration::from_millis(10), None),
+            gap(public, Duration::from_secs(10)),
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            gap(lo(), Duration::from_millis(10)),
             Duration::from_millis(10)
         );
-        assert_eq!(
-            gap(lo(), Duration::ZERO, Some(Duration::from_secs(3))),
-            Duration::from_secs(3)
-        );
+        assert_eq!(gap(lo(), Duration::ZERO), Duration::ZERO);
         assert!(is_loopback("::1".parse().unwrap()));
         assert!(is_loopback("::ffff:127.0.0.1".parse().unwrap()));
         assert!(!is_loopback("::ffff:10.0.0.1".parse().unwrap()));
@@ -193,9 +181,9 @@ mod tests {
         let t0 = Instant::now();
         let mut g = Gate::new(lo(), t0);
         assert!(g.may_send(&p, t0));
-        g.sent(None);
+        g.sent();
         assert!(g.may_send(&p, t0));
-        g.sent(None);
+        g.sent();
         assert!(!g.may_send(&p, t0), "a third request in a burst of 2");
         g.finished(&p, t0, true);
         assert!(!g.may_send(&p, t0));
@@ -216,26 +204,11 @@ mod tests {
         };
         let t0 = Instant::now();
         let mut g = Gate::new(lo(), t0);
-        g.sent(None);
-        g.sent(None);
+        g.sent();
+        g.sent();
         assert!(!g.may_send(&p, t0));
         g.finished(&p, t0, true);
         assert!(g.may_send(&p, t0));
-    }
-
-    #[test]
-    fn a_robots_delay_ends_the_burst_and_stretches_the_rest() {
-        let p = Policy {
-            burst: 2,
-            polite: Duration::from_millis(100),
-            pipeline: 6,
-        };
-        let t0 = Instant::now();
-        let mut g = Gate::new(lo(), t0);
-        g.sent(Some(Duration::from_secs(3)));
-        assert!(!g.may_send(&p, t0));
-        g.finished(&p, t0, true);
-        assert_eq!(g.next_start(), t0 + Duration::from_secs(3));
     }
 
     #[test]
@@ -243,7 +216,7 @@ mod tests {
         let p = Policy::default();
         let t0 = Instant::now();
         let mut g = Gate::new(lo(), t0);
-        g.sent(None);
+        g.sent();
         g.finished(&p, t0, false);
         assert!(!g.in_burst());
         assert!(!g.may_send(&p, t0 + Duration::from_secs(9)));

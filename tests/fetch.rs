@@ -748,3 +748,51 @@ fn the_monitor_reports_once_a_second_without_debug_lines() {
         "debug lines in monitor mode"
     );
 }
+
+#[test]
+fn a_crawl_delay_slows_its_own_host_and_not_its_neighbours() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.29");
+    srv.route_host(
+        "slow.test",
+        "/robots.txt",
+        Reply::new(200, "text/plain", "User-agent: *\nCrawl-delay: 1\n"),
+    );
+    let st = c.store();
+    for i in 0..3 {
+        let path = format!("/s{i}");
+        srv.route_host("slow.test", &path, Reply::html("slow"));
+        plant_ready(&st, &srv.url("slow.test", &path), &srv.ip());
+    }
+    for i in 0..6 {
+        let path = format!("/f{i}");
+        srv.route_host("fast.test", &path, Reply::html("fast"));
+        plant_ready(&st, &srv.url("fast.test", &path), &srv.ip());
+    }
+    drop(st);
+    fetch_once(&c, &["--fetch-burst", "2", "--fetch-polite", "0.05s"]);
+    let pages = srv.page_hits();
+    let slow: Vec<_> = pages.iter().filter(|h| h.host == "slow.test").collect();
+    let fast: Vec<_> = pages.iter().filter(|h| h.host == "fast.test").collect();
+    assert_eq!((slow.len(), fast.len()), (3, 6));
+    for w in slow.windows(2) {
+        let gap = w[1].at.duration_since(w[0].at);
+        assert!(
+            gap >= Duration::from_secs(1),
+            "slow.test asked again after {:.3}s",
+            secs(gap)
+        );
+    }
+    // The neighbour on the same address is done before the delayed host's
+    // second page: it did not wait out the delay.
+    let last_fast = fast.iter().map(|h| h.at).max().unwrap();
+    assert!(
+        last_fast < slow[1].at,
+        "fast.test waited for slow.test's Crawl-delay"
+    );
+    // Bursts of two and rests still hold for the address as a whole.
+    let all = srv.hits();
+    for w in all.windows(3) {
+        assert!(w[2].at.duration_since(w[0].at) >= Duration::from_millis(50));
+    }
+}
