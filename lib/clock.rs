@@ -21,10 +21,15 @@ pub fn real_now() -> u64 {
 
 /// The crawl's Unix time in seconds: real time plus the test offset.
 pub fn now() -> u64 {
-    let offset = std::env::var(OFFSET_VAR)
-        .ok()
-        .and_then(|v| v.trim().parse::<i64>().ok())
-        .unwrap_or(0);
+    // Read once: the offset is fixed for a process, and this is called for
+    // every record a daemon touches.
+    static OFFSET: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    let offset = *OFFSET.get_or_init(|| {
+        std::env::var(OFFSET_VAR)
+            .ok()
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .unwrap_or(0)
+    });
     (real_now() as i64).saturating_add(offset).max(0) as u64
 }
 

@@ -312,31 +312,15 @@ impl Record {
     /// Reads only the URL of an encoded record, for collision checks that
     /// should not pay for a full decode.
     pub fn decode_url(b: &[u8]) -> Result<&str, &'static str> {
-        let mut r = Reader { b, at: 0 };
-        if r.byte()? as u32 != FORMAT_VERSION {
-            return Err("record of another format version");
-        }
-        r.byte()?;
-        r.varint()?;
-        r.varint()?;
-        r.varint()?;
+        let mut r = Reader::past_header(b)?;
         let n = r.varint()? as usize;
         std::str::from_utf8(r.take(n)?).map_err(|_| "URL is not UTF-8")
     }
-}
 
-impl Record {
     /// Reads only the physical address of an encoded record, for walks that
     /// sort records by address without paying for a full decode.
     pub fn decode_addr(b: &[u8]) -> Result<&str, &'static str> {
-        let mut r = Reader { b, at: 0 };
-        if r.byte()? as u32 != FORMAT_VERSION {
-            return Err("record of another format version");
-        }
-        r.byte()?;
-        r.varint()?;
-        r.varint()?;
-        r.varint()?;
+        let mut r = Reader::past_header(b)?;
         let n = r.varint()? as usize;
         r.take(n)?;
         let n = r.varint()? as usize;
@@ -363,6 +347,20 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A reader positioned at the URL: version checked, state, lease and
+    /// depth skipped.
+    fn past_header(b: &'a [u8]) -> Result<Reader<'a>, &'static str> {
+        let mut r = Reader { b, at: 0 };
+        if r.byte()? as u32 != FORMAT_VERSION {
+            return Err("record of another format version");
+        }
+        r.byte()?;
+        r.varint()?;
+        r.varint()?;
+        r.varint()?;
+        Ok(r)
+    }
+
     fn byte(&mut self) -> Result<u8, &'static str> {
         let v = *self.b.get(self.at).ok_or("truncated record")?;
         self.at += 1;
