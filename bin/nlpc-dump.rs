@@ -1,13 +1,14 @@
 //! nlpc-dump: export the verified corpus as WARC 1.1 and as UTF-8 text.
 
-use nlpcrawl::archive::Archive;
-use nlpcrawl::cache::Cache;
-use nlpcrawl::daemon;
-use nlpcrawl::dump::{self, Config, CORPUS};
-use nlpcrawl::list;
-use nlpcrawl::options::{OrExit, Parser};
+use nlpcrawl::info;
+use nlpcrawl::output::dump::{self, Config, CORPUS};
+use nlpcrawl::output::list;
+use nlpcrawl::run::daemon;
+use nlpcrawl::run::log;
+use nlpcrawl::run::options::{OrExit, Parser};
+use nlpcrawl::store::archive::Archive;
+use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::{self, Store};
-use nlpcrawl::{info, log};
 
 const NAME: &str = "nlpc-dump";
 

@@ -2,12 +2,12 @@
 
 use std::time::Duration;
 
-use nlpcrawl::daemon::{self, Daemon};
-use nlpcrawl::fetch::{Config, Fetcher};
-use nlpcrawl::http::{self, HeaderFilter};
-use nlpcrawl::log;
-use nlpcrawl::options::{OrExit, Parser};
-use nlpcrawl::politeness::Policy;
+use nlpcrawl::run::daemon::{self, Daemon};
+use nlpcrawl::run::log;
+use nlpcrawl::run::options::{OrExit, Parser};
+use nlpcrawl::stage::fetch::{Config, Fetcher};
+use nlpcrawl::web::http::{self, HeaderFilter};
+use nlpcrawl::web::politeness::Policy;
 
 const NAME: &str = "nlpc-fetch";
 const TYPES: &str = "text/html application/xhtml+xml text/plain text/xml application/xml";

@@ -2,13 +2,13 @@
 
 use std::io::Write;
 
-use nlpcrawl::archive::Archive;
-use nlpcrawl::cache::Cache;
-use nlpcrawl::daemon;
-use nlpcrawl::list;
-use nlpcrawl::options::{OrExit, Parser};
+use nlpcrawl::output::list;
+use nlpcrawl::run::daemon;
+use nlpcrawl::run::options::{OrExit, Parser};
+use nlpcrawl::store::archive::Archive;
+use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::{self, Read, Store};
-use nlpcrawl::url;
+use nlpcrawl::web::url;
 
 const NAME: &str = "nlpc-list";
 

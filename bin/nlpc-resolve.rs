@@ -1,10 +1,10 @@
 //! nlpc-resolve: resolve the host names of NEW records; NEW → READY.
 
-use nlpcrawl::daemon::{self, Daemon};
-use nlpcrawl::log;
-use nlpcrawl::options::Parser;
-use nlpcrawl::record::State;
-use nlpcrawl::resolve::{self, Config, Family, Resolver};
+use nlpcrawl::run::daemon::{self, Daemon};
+use nlpcrawl::run::log;
+use nlpcrawl::run::options::Parser;
+use nlpcrawl::stage::resolve::{self, Config, Family, Resolver};
+use nlpcrawl::store::record::State;
 
 const NAME: &str = "nlpc-resolve";
 

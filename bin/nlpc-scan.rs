@@ -1,12 +1,14 @@
 //! nlpc-scan: seed the database, and extract links from verified documents.
 
-use nlpcrawl::cache::Cache;
-use nlpcrawl::daemon::{self, Daemon};
-use nlpcrawl::options::{OrExit, Parser};
-use nlpcrawl::record::State;
-use nlpcrawl::scan::{self, Config, Filter};
+use nlpcrawl::info;
+use nlpcrawl::run::daemon::{self, Daemon};
+use nlpcrawl::run::log;
+use nlpcrawl::run::options::{OrExit, Parser};
+use nlpcrawl::stage::scan::{self, Config};
+use nlpcrawl::store::cache::Cache;
+use nlpcrawl::store::record::State;
 use nlpcrawl::store::{self, Store};
-use nlpcrawl::{info, log};
+use nlpcrawl::web::admit::{self, Filter};
 
 const NAME: &str = "nlpc-scan";
 
@@ -56,7 +58,7 @@ fn main() {
     let o = p.parse_env();
     log::init(NAME, o.common.debug);
     let d = Filter::default();
-    let auth = scan::host_patterns(&o.list("filter-auth", ""))
+    let auth = admit::host_patterns(&o.list("filter-auth", ""))
         .unwrap_or_else(|e| o.usage_error(format!("--filter-auth: {e}")).exit());
     let filter = Filter {
         schemes: o

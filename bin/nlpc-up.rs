@@ -1,13 +1,14 @@
 //! nlpc-up: expire, revive, kill and prune records, on a timer or at once.
 
-use nlpcrawl::cache::Cache;
-use nlpcrawl::clock;
-use nlpcrawl::daemon::{self, Daemon};
-use nlpcrawl::list;
-use nlpcrawl::options::{OrExit, Parser};
+use nlpcrawl::info;
+use nlpcrawl::output::list;
+use nlpcrawl::run::clock;
+use nlpcrawl::run::daemon::{self, Daemon};
+use nlpcrawl::run::log;
+use nlpcrawl::run::options::{OrExit, Parser};
+use nlpcrawl::stage::up::{self, Action, Config};
+use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::{self, Store};
-use nlpcrawl::up::{self, Action, Config};
-use nlpcrawl::{info, log};
 
 const NAME: &str = "nlpc-up";
 

@@ -3,15 +3,16 @@
 
 use std::path::Path;
 
-use nlpcrawl::cache::Cache;
-use nlpcrawl::charset;
-use nlpcrawl::daemon::{self, Daemon};
-use nlpcrawl::dict::Dict;
-use nlpcrawl::lang;
-use nlpcrawl::options::{Parsed, Parser};
-use nlpcrawl::record::State;
-use nlpcrawl::vrfy::{self, Config};
-use nlpcrawl::{info, log};
+use nlpcrawl::document::charset;
+use nlpcrawl::document::dict::Dict;
+use nlpcrawl::document::lang;
+use nlpcrawl::info;
+use nlpcrawl::run::daemon::{self, Daemon};
+use nlpcrawl::run::log;
+use nlpcrawl::run::options::{Parsed, Parser};
+use nlpcrawl::stage::vrfy::{self, Config};
+use nlpcrawl::store::cache::Cache;
+use nlpcrawl::store::record::State;
 
 const NAME: &str = "nlpc-vrfy";
 

@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 
 use clap::{ArgAction, Parser};
-use nlpcrawl::options::{DEFAULT_ARCHIVE, DEFAULT_CACHE, DEFAULT_DB, DEFAULT_REP};
-use nlpcrawl::scan;
-use nlpcrawl::supervisor::{self, Launch, Shared};
-use nlpcrawl::{daemon, log};
+use nlpcrawl::launch::supervisor::{self, Launch, Shared};
+use nlpcrawl::run::options::{DEFAULT_ARCHIVE, DEFAULT_CACHE, DEFAULT_DB, DEFAULT_REP};
+use nlpcrawl::run::{daemon, log};
+use nlpcrawl::stage::scan;
 
 const NAME: &str = "nlpcd";
 

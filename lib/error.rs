@@ -12,7 +12,7 @@ pub enum Error {
     Db {
         path: PathBuf,
         what: &'static str,
-        source: crate::store::DbError,
+        source: DbError,
     },
     /// The database was written by another format version.
     #[error("database {path}: format version {found}, this nlpcrawl reads version {expected}; use a matching nlpcrawl or start a new database")]
@@ -69,3 +69,42 @@ impl Error {
         }
     }
 }
+
+/// A database failure, described without naming the binding that reported
+/// it, so only `store` ever sees LMDB's own types.
+#[derive(Debug)]
+pub struct DbError {
+    message: String,
+    full: bool,
+}
+
+impl DbError {
+    /// A failure that means no room is left (the map or the disk).
+    pub fn full(message: impl Into<String>) -> DbError {
+        DbError {
+            message: message.into(),
+            full: true,
+        }
+    }
+
+    /// Any other failure.
+    pub fn other(message: impl Into<String>) -> DbError {
+        DbError {
+            message: message.into(),
+            full: false,
+        }
+    }
+
+    /// True when the failure means no room is left.
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+}
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DbError {}

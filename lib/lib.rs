@@ -2,36 +2,28 @@
 //! pages in one language, keep them fresh and archive every changed version.
 //!
 //! The executables in `bin/` parse options and call into this library, which
-//! holds all the logic, one module per concept.
+//! holds all the logic. Its folders are layered by role; a folder may use
+//! the folders below it and never one above:
+//!
+//! | folder      | role                                                        |
+//! |-------------|-------------------------------------------------------------|
+//! | `launch`    | nlpcd: seeding, starting and tending the daemons, the monitor |
+//! | `output`    | what leaves the database: listings, text and WARC exports   |
+//! | `stage`     | one module per daemon: each moves records between states    |
+//! | `run`       | what every daemon shares: options, the work loop, logs, time |
+//! | `store`     | the LMDB database, the record format, the files beside it   |
+//! | `web`       | URLs, HTTP, robots.txt, politeness, links                   |
+//! | `document`  | charsets, markup, visible text, language, dictionaries      |
+//!
+//! `error` holds the one error type and sits below them all.
 
-pub mod archive;
-pub mod cache;
-pub mod charset;
-pub mod clock;
-pub mod daemon;
-pub mod dict;
-pub mod dump;
+pub mod document;
 pub mod error;
-pub mod fetch;
-pub mod http;
-pub mod lang;
-pub mod links;
-pub mod list;
-pub mod log;
-pub mod markup;
-pub mod monitor;
-pub mod options;
-pub mod politeness;
-pub mod record;
-pub mod resolve;
-pub mod robots;
-pub mod scan;
+pub mod launch;
+pub mod output;
+pub mod run;
+pub mod stage;
 pub mod store;
-pub mod supervisor;
-pub mod text;
-pub mod up;
-pub mod url;
-pub mod vrfy;
-pub mod warc;
+pub mod web;
 
 pub use error::{Error, Result};

@@ -13,15 +13,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::*;
-use nlpcrawl::archive::{Archive, Version};
-use nlpcrawl::clock;
-use nlpcrawl::record::{Record, State};
+use nlpcrawl::run::clock;
+use nlpcrawl::store::archive::{Archive, Version};
+use nlpcrawl::store::record::{Record, State};
 use nlpcrawl::store::{Inserted, Key, Store, Table};
 use serde_json::Value;
 
 /// SHA-1 in base32 with its label, as WARC digests are written.
 fn sha1(b: &[u8]) -> String {
-    nlpcrawl::warc::sha1_digest(&[b])
+    nlpcrawl::output::warc::sha1_digest(&[b])
 }
 
 fn b64(s: &str) -> Vec<u8> {

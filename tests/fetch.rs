@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use common::http::{Reply, Server};
 use common::*;
-use nlpcrawl::archive::Version;
-use nlpcrawl::record::{Flags, State};
+use nlpcrawl::store::archive::Version;
+use nlpcrawl::store::record::{Flags, State};
 use nlpcrawl::store::Table;
 
 /// Runs nlpc-fetch --once with `args` over the crawl; asserts success.
@@ -171,7 +171,7 @@ fn robots_rules_are_obeyed_and_disallowed_paths_never_requested() {
     // The sitemap named in robots.txt became a NEW record.
     assert_eq!(urls_in(&st, State::New), ["http://sitemap.test/map.xml"]);
     // The REP cache holds the file, readable by an administrator.
-    let rep = nlpcrawl::robots::RepCache::new(c.tmp.path().join("rep"));
+    let rep = nlpcrawl::store::rep::RepCache::new(c.tmp.path().join("rep"));
     let e = rep
         .load(&format!("http://rules.test:{}", srv.port()))
         .unwrap()
@@ -513,7 +513,7 @@ fn a_changed_page_is_archived_and_an_unchanged_one_is_not() {
     assert_eq!(versions.len(), 1);
     assert_eq!(versions[0].fetched, first.fetched);
     assert_eq!(versions[0].hash, first.hash);
-    let archive = nlpcrawl::archive::Archive::new(c.tmp.path().join("archive"));
+    let archive = nlpcrawl::store::archive::Archive::new(c.tmp.path().join("archive"));
     assert_eq!(archive.read(&k, &versions[0]).unwrap(), b"first version");
 
     // The same body again, without validators: stored as unchanged.
@@ -578,7 +578,7 @@ fn sigkill_mid_burst_loses_and_duplicates_nothing() {
     assert_eq!(urls_in(&st, State::Fresh), urls);
     assert_consistent(&st, true);
     assert!(
-        nlpcrawl::cache::temporaries(&c.cache_dir()).is_empty(),
+        nlpcrawl::store::cache::temporaries(&c.cache_dir()).is_empty(),
         "temporary files left in the cache"
     );
     for (i, srv) in servers.iter().enumerate() {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use common::http::{Reply, Server};
 use common::web::Web;
 use common::*;
-use nlpcrawl::record::State;
+use nlpcrawl::store::record::State;
 
 /// The pids of `parent`'s children, from /proc.
 fn children_of(parent: u32) -> Vec<u32> {
@@ -121,7 +121,7 @@ fn assert_clean(c: &Crawl, web: &Web) {
     let st = c.store();
     assert_consistent(&st, true);
     assert!(
-        nlpcrawl::cache::temporaries(&c.cache_dir()).is_empty(),
+        nlpcrawl::store::cache::temporaries(&c.cache_dir()).is_empty(),
         "temporary files left"
     );
     assert_counts_agree(c);
@@ -360,7 +360,7 @@ fn a_full_disk_stops_the_crawl_and_loses_nothing_committed() {
     let st = c.store();
     assert_consistent(&st, true);
     assert!(
-        nlpcrawl::cache::temporaries(&c.cache_dir()).is_empty(),
+        nlpcrawl::store::cache::temporaries(&c.cache_dir()).is_empty(),
         "temporary files left"
     );
     // Every record that made it past fetching has its whole body.
@@ -387,8 +387,9 @@ fn a_full_disk_stops_the_crawl_and_loses_nothing_committed() {
 
 #[test]
 fn the_terminal_monitor_fits_80_by_24() {
-    use nlpcrawl::monitor::Monitor;
-    use nlpcrawl::supervisor::{Daemon, Supervisor};
+    use nlpcrawl::launch::child::Daemon;
+    use nlpcrawl::launch::monitor::Monitor;
+    use nlpcrawl::launch::supervisor::Supervisor;
     let c = Crawl::new();
     let st = c.store();
     let long = format!("http://{}.test/", "x".repeat(200));
@@ -401,7 +402,7 @@ fn the_terminal_monitor_fits_80_by_24() {
     let mut w = st.write().unwrap();
     w.table_put(
         nlpcrawl::store::Table::Stats,
-        nlpcrawl::fetch::STATS_KEY,
+        nlpcrawl::stage::fetch::STATS_KEY,
         fetch.to_string().as_bytes(),
     )
     .unwrap();
@@ -418,7 +419,7 @@ fn the_terminal_monitor_fits_80_by_24() {
     .collect();
     let sup = Supervisor::new(daemons, None);
     let mut m = Monitor::new(true);
-    let screen = m.render(&st, &sup).unwrap();
+    let screen = m.render(&st, &sup.daemons).unwrap();
     let body = screen
         .strip_prefix("\x1b[H\x1b[2J")
         .expect("the screen is cleared first");

@@ -10,10 +10,11 @@ use std::time::{Duration, Instant};
 
 use common::dns::{arrivals, test_addr, Answer, DnsServer};
 use common::*;
-use nlpcrawl::record::{Record, State};
-use nlpcrawl::resolve::{Family, HostEntry, Outcome};
-use nlpcrawl::scan::{seed, Filter};
+use nlpcrawl::stage::resolve::{Family, HostEntry, Outcome};
+use nlpcrawl::stage::scan::seed;
+use nlpcrawl::store::record::{Record, State};
 use nlpcrawl::store::{Store, Table};
+use nlpcrawl::web::admit::Filter;
 
 /// Seeds `urls` as NEW records.
 fn plant(c: &Crawl, urls: &[String]) {

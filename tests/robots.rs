@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use nlpcrawl::robots::{Entry, Robots};
+use nlpcrawl::web::robots::{Entry, Robots};
 
 /// (robots.txt, path with query, allowed?)
 const CASES: &[(&str, &str, bool)] = &[

@@ -9,8 +9,9 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
-use nlpcrawl::record::{Flags, Record, State};
-use nlpcrawl::scan::{links_of, Config, Filter};
+use nlpcrawl::stage::scan::{links_of, Config};
+use nlpcrawl::store::record::{Flags, Record, State};
+use nlpcrawl::web::admit::Filter;
 
 const PAGE: &str = "http://site.test/dir/page.html";
 

@@ -6,10 +6,11 @@ mod common;
 use std::process::Command;
 
 use common::*;
-use nlpcrawl::daemon::lease_owner_alive;
-use nlpcrawl::record::{Lease, Record, State};
-use nlpcrawl::scan::{seed, Filter};
+use nlpcrawl::run::daemon::lease_owner_alive;
+use nlpcrawl::stage::scan::seed;
+use nlpcrawl::store::record::{Lease, Record, State};
 use nlpcrawl::store::{self, Inserted, Store};
+use nlpcrawl::web::admit::Filter;
 use nlpcrawl::Error;
 
 fn lines(v: &[&str]) -> Vec<(usize, String)> {
@@ -168,7 +169,7 @@ fn leases_hide_records_and_finish_checks_ownership() {
     seed_n(&st, 10);
     let mine = Lease {
         pid: std::process::id(),
-        time: nlpcrawl::clock::real_now(),
+        time: nlpcrawl::run::clock::real_now(),
     };
     let mut w = st.write().unwrap();
     let got = w.lease(State::New, 4, mine).unwrap();
@@ -212,7 +213,7 @@ fn leases_of_a_killed_process_are_reclaimed() {
         .expect("spawn sleep");
     let lease = Lease {
         pid: child.id(),
-        time: nlpcrawl::clock::real_now(),
+        time: nlpcrawl::run::clock::real_now(),
     };
     assert!(lease_owner_alive(lease), "a running owner counted as dead");
     let mut w = st.write().unwrap();
@@ -242,17 +243,17 @@ fn a_lease_from_before_the_pid_existed_is_dead() {
     // was reused, so the owner is gone.
     let l = Lease {
         pid: std::process::id(),
-        time: nlpcrawl::clock::real_now() - 600,
+        time: nlpcrawl::run::clock::real_now() - 600,
     };
     assert!(!lease_owner_alive(l));
     let l = Lease {
         pid: std::process::id(),
-        time: nlpcrawl::clock::real_now(),
+        time: nlpcrawl::run::clock::real_now(),
     };
     assert!(lease_owner_alive(l));
     let l = Lease {
         pid: std::process::id(),
-        time: nlpcrawl::clock::real_now() - 2 * nlpcrawl::daemon::LEASE_TIMEOUT,
+        time: nlpcrawl::run::clock::real_now() - 2 * nlpcrawl::run::daemon::LEASE_TIMEOUT,
     };
     assert!(!lease_owner_alive(l));
 }

@@ -10,9 +10,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::http::{Reply, Server};
 use common::*;
-use nlpcrawl::archive::{Archive, Version};
-use nlpcrawl::clock;
-use nlpcrawl::record::{Lease, Record, State};
+use nlpcrawl::run::clock;
+use nlpcrawl::store::archive::{Archive, Version};
+use nlpcrawl::store::record::{Lease, Record, State};
 use nlpcrawl::store::{Key, Store, Table};
 
 const DAY: u64 = 86_400;

@@ -1,6 +1,6 @@
 //! RFC 3986 reference resolution (section 5.4) and normalisation (section 6).
 
-use nlpcrawl::url::{normalise, Base};
+use nlpcrawl::web::url::{normalise, Base};
 
 const BASE: &str = "http://a/b/c/d;p?q";
 

@@ -9,12 +9,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use common::*;
-use nlpcrawl::charset;
-use nlpcrawl::dict::Dict;
-use nlpcrawl::lang;
-use nlpcrawl::record::{Flags, Record, State};
+use nlpcrawl::document::charset;
+use nlpcrawl::document::dict::Dict;
+use nlpcrawl::document::lang;
+use nlpcrawl::stage::vrfy::{verify, Config, Rejection};
+use nlpcrawl::store::record::{Flags, Record, State};
 use nlpcrawl::store::{Key, Store};
-use nlpcrawl::vrfy::{verify, Config, Rejection};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/vrfy")

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use nlpcrawl::record::{Record, State};
+use nlpcrawl::store::record::{Record, State};
 use nlpcrawl::store::{self, Store};
 
 fn cpu_children() -> f64 {

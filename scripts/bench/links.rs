@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use nlpcrawl::record::{Record, State};
-use nlpcrawl::scan::{links_of, Config};
+use nlpcrawl::stage::scan::{links_of, Config};
+use nlpcrawl::store::record::{Record, State};
 
 fn page(i: usize, paragraphs: usize) -> String {
     let mut s = String::from(
@@ -50,7 +50,7 @@ fn main() {
         let t = Instant::now();
         let mut refs = 0;
         for p in &corpus {
-            refs += nlpcrawl::links::extract_html(p.as_bytes(), encoding_rs::UTF_8)
+            refs += nlpcrawl::web::links::extract_html(p.as_bytes(), encoding_rs::UTF_8)
                 .refs
                 .len();
         }

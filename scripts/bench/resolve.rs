@@ -9,8 +9,8 @@ mod dns;
 
 use std::time::{Duration, Instant};
 
-use nlpcrawl::record::{Lease, Record, State};
-use nlpcrawl::resolve::{self, Config, Family, Resolver};
+use nlpcrawl::stage::resolve::{self, Config, Family, Resolver};
+use nlpcrawl::store::record::{Lease, Record, State};
 use nlpcrawl::store::{self, Store};
 
 fn seed(st: &Store, urls: impl Iterator<Item = String>) {
@@ -26,7 +26,7 @@ fn seed(st: &Store, urls: impl Iterator<Item = String>) {
 fn drain(st: &Store, r: &mut Resolver) -> usize {
     let lease = Lease {
         pid: std::process::id(),
-        time: nlpcrawl::clock::real_now(),
+        time: nlpcrawl::run::clock::real_now(),
     };
     let mut moved = 0;
     loop {

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use nlpcrawl::record::{Lease, Record, State};
+use nlpcrawl::store::record::{Lease, Record, State};
 use nlpcrawl::store::{self, Store};
 
 fn main() {
@@ -88,7 +88,7 @@ fn main() {
 
     let lease = Lease {
         pid: std::process::id(),
-        time: nlpcrawl::clock::real_now(),
+        time: nlpcrawl::run::clock::real_now(),
     };
     let t = Instant::now();
     let mut moved = 0usize;

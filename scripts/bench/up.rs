@@ -7,12 +7,12 @@
 
 use std::time::Instant;
 
-use nlpcrawl::archive::Archive;
-use nlpcrawl::cache::Cache;
-use nlpcrawl::dump;
-use nlpcrawl::record::{Record, State};
+use nlpcrawl::output::dump;
+use nlpcrawl::stage::up;
+use nlpcrawl::store::archive::Archive;
+use nlpcrawl::store::cache::Cache;
+use nlpcrawl::store::record::{Record, State};
 use nlpcrawl::store::{self, Inserted, Store};
-use nlpcrawl::up;
 
 const NOW: u64 = 2_000_000_000;
 const DAY: u64 = 86_400;

@@ -12,12 +12,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use nlpcrawl::charset::{self, Kind, Quality};
-use nlpcrawl::dict::Dict;
-use nlpcrawl::lang;
-use nlpcrawl::record::{Record, State};
-use nlpcrawl::text;
-use nlpcrawl::vrfy::{verify, Config};
+use nlpcrawl::document::charset::{self, Kind, Quality};
+use nlpcrawl::document::dict::Dict;
+use nlpcrawl::document::lang;
+use nlpcrawl::document::text;
+use nlpcrawl::stage::vrfy::{verify, Config};
+use nlpcrawl::store::record::{Record, State};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/vrfy")

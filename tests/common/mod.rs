@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use nlpcrawl::cache::Cache;
-use nlpcrawl::record::{Record, State};
+use nlpcrawl::store::cache::Cache;
+use nlpcrawl::store::record::{Record, State};
 use nlpcrawl::store::{self, Inserted, Key, Store};
 
 /// A crawl's directories under one temporary directory.

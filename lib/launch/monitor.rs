@@ -6,10 +6,10 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
-use crate::fetch::STATS_KEY;
-use crate::record::State;
+use crate::launch::child::Daemon;
+use crate::stage::fetch::STATS_KEY;
+use crate::store::record::State;
 use crate::store::{Store, Table};
-use crate::supervisor::Supervisor;
 
 /// Samples of the fetcher's running totals, to make rates from.
 pub struct Monitor {
@@ -51,7 +51,7 @@ impl Monitor {
     }
 
     /// Takes a sample and renders the screen (or the line).
-    pub fn render(&mut self, store: &Store, sup: &Supervisor) -> Result<String> {
+    pub fn render(&mut self, store: &Store, daemons: &[Daemon]) -> Result<String> {
         let rd = store.read()?;
         let mut counts = Vec::new();
         for s in State::ALL {
@@ -87,7 +87,7 @@ impl Monitor {
             }
             _ => (0.0, 0.0),
         };
-        let restarts: u32 = sup.daemons.iter().map(|d| d.restarts).sum();
+        let restarts: u32 = daemons.iter().map(|d| d.restarts).sum();
         if !self.tty {
             let states: Vec<String> = counts
                 .iter()
@@ -136,7 +136,7 @@ impl Monitor {
         ));
         lines.push(String::new());
         lines.push("daemons:".into());
-        for d in &sup.daemons {
+        for d in daemons {
             let pid = d.pid().map(|p| p.to_string()).unwrap_or_else(|| "-".into());
             lines.push(format!(
                 "  {:<13} {:<18} pid {:<8} restarts {:<4} {}",

@@ -195,7 +195,7 @@ impl Record {
 
     /// The host part of the record's URL, or "" for a URL without one.
     pub fn host(&self) -> &str {
-        crate::url::host_of(&self.url)
+        crate::web::url::host_of(&self.url)
     }
 
     /// Encodes the record, leading with [`FORMAT_VERSION`].

@@ -6,11 +6,11 @@
 //! transactions that look at each record again first, so a record another
 //! daemon leased or moved meanwhile is left alone without any lease of ours.
 
-use crate::cache::Cache;
-use crate::clock;
 use crate::error::Result;
-use crate::list::Selector;
-use crate::record::{Record, State};
+use crate::run::clock;
+use crate::store::cache::Cache;
+use crate::store::record::{Record, State};
+use crate::store::select::Selector;
 use crate::store::{Key, Store};
 use crate::{debug, info};
 

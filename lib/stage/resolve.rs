@@ -35,10 +35,10 @@ use hickory_resolver::proto::op::{Query, ResponseCode};
 use hickory_resolver::proto::rr::{Name, RData, RecordType};
 use hickory_resolver::{ConnectionProvider, Hosts, PoolContext};
 
-use crate::clock;
-use crate::daemon::Daemon;
 use crate::error::{Error, Result};
-use crate::record::{Lease, Record, State};
+use crate::run::clock;
+use crate::run::daemon::Daemon;
+use crate::store::record::{Lease, Record, State};
 use crate::store::{Key, Store, Table};
 use crate::{debug, info};
 

@@ -41,15 +41,15 @@ pub fn line(args: std::fmt::Arguments<'_>) {
 /// Logs an event.
 #[macro_export]
 macro_rules! info {
-    ($($t:tt)*) => { $crate::log::line(format_args!($($t)*)) };
+    ($($t:tt)*) => { $crate::run::log::line(format_args!($($t)*)) };
 }
 
 /// Logs an event only with `-d`.
 #[macro_export]
 macro_rules! debug {
     ($($t:tt)*) => {
-        if $crate::log::debug_enabled(1) {
-            $crate::log::line(format_args!($($t)*))
+        if $crate::run::log::debug_enabled(1) {
+            $crate::run::log::line(format_args!($($t)*))
         }
     };
 }

@@ -11,15 +11,15 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
-use crate::archive::{self, Archive, Version};
-use crate::cache::{self, Cache};
-use crate::charset::{self, Kind};
-use crate::clock;
+use crate::document::charset::{self, Kind};
 use crate::error::{Error, Result};
-use crate::list::Selector;
-use crate::record::{Record, State};
+use crate::output::warc::{self, Writer};
+use crate::run::clock;
+use crate::store::archive::{self, Archive, Version};
+use crate::store::cache::{self, Cache};
+use crate::store::record::{Record, State};
+use crate::store::select::Selector;
 use crate::store::{Key, Store};
-use crate::warc::{self, Writer};
 use crate::{debug, info};
 
 /// The states whose records make up the corpus.
@@ -178,14 +178,14 @@ fn user_agent() -> String {
 
 /// The request nlpc-fetch made, in its essentials.
 pub fn request(url: &str) -> Vec<u8> {
-    let origin = crate::url::origin_of(url);
+    let origin = crate::web::url::origin_of(url);
     let path = match &url[origin.len()..] {
         "" => "/",
         p => p,
     };
     format!(
         "GET {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: */*\r\n\r\n",
-        crate::url::authority_of(url),
+        crate::web::url::authority_of(url),
         user_agent()
     )
     .into_bytes()
@@ -371,7 +371,7 @@ impl TextSink {
         // mark, which nlpc-vrfy honoured first too).
         let det = charset::detect(body, &it.v.charset, kind, DEFAULT_CHARSET);
         let doc = charset::decode(body, &det);
-        let mut text = crate::text::visible(&doc, kind).text;
+        let mut text = crate::document::text::visible(&doc, kind).text;
         text.push('\n');
         let host = match it.rec.host() {
             "" | "." | ".." => "_",

@@ -3,62 +3,16 @@
 
 use encoding_rs::{Encoding, UTF_8};
 
-use crate::cache::Cache;
-use crate::clock;
-use crate::daemon::Daemon;
 use crate::error::Result;
-use crate::links::{self, Links};
-use crate::record::{Flags, Record, State};
+use crate::run::clock;
+use crate::run::daemon::Daemon;
+use crate::store::cache::Cache;
+use crate::store::record::{Flags, Record, State};
 use crate::store::{Inserted, Store};
-use crate::url::{self, Base};
+use crate::web::admit::Filter;
+use crate::web::links::{self, Links};
+use crate::web::url::{self, Base};
 use crate::{debug, info};
-
-/// Which URLs may become records.
-#[derive(Clone, Debug)]
-pub struct Filter {
-    /// `--filter-scheme`: allowed schemes, lowercase.
-    pub schemes: Vec<String>,
-    /// `--filter-auth`: allowed hosts (each with its subdomains); empty
-    /// allows every host.
-    pub auth: Vec<String>,
-    /// `--max-url-length`.
-    pub max_len: usize,
-    /// `--max-path-depth`.
-    pub max_depth: usize,
-    /// `--max-repeat`: the most times one path segment may recur.
-    pub max_repeat: usize,
-}
-
-impl Default for Filter {
-    fn default() -> Filter {
-        Filter {
-            schemes: vec!["http".into(), "https".into()],
-            auth: Vec::new(),
-            max_len: 1024,
-            max_depth: 16,
-            max_repeat: 3,
-        }
-    }
-}
-
-/// Normalises a host pattern as URLs' hosts are normalised (lowercase, IDNA).
-pub fn normalise_host(pattern: &str) -> std::result::Result<String, String> {
-    let p = pattern.trim().trim_start_matches('.');
-    url::normalise(&format!("http://{p}/"))
-        .map(|u| url::host_of(&u).to_string())
-        .map_err(|e| format!("{pattern:?} is not a host name: {}", e.why))
-}
-
-/// Host patterns as given to --filter-auth or --auth (white space or
-/// commas between them), normalised.
-pub fn host_patterns<S: AsRef<str>>(given: &[S]) -> std::result::Result<Vec<String>, String> {
-    given
-        .iter()
-        .flat_map(|s| s.as_ref().split([' ', '\t', ',']))
-        .filter(|s| !s.is_empty())
-        .map(normalise_host)
-        .collect()
-}
 
 /// Seed lines from a reader (standard input), numbered from 1, read as
 /// they are needed so a huge list never sits in memory; a read error is
@@ -71,40 +25,6 @@ pub fn seed_lines<R: std::io::BufRead>(
         Ok(l) => (i + 1, l),
         Err(e) => match fail(format!("line {}: {e}", i + 1)) {},
     })
-}
-
-/// True when `host` is `pattern` or one of its subdomains.
-pub fn host_matches(host: &str, pattern: &str) -> bool {
-    host == pattern
-        || (host.len() > pattern.len()
-            && host.ends_with(pattern)
-            && host.as_bytes()[host.len() - pattern.len() - 1] == b'.')
-}
-
-impl Filter {
-    /// Why a normalised URL may not become a record, or None when it may.
-    pub fn refuse(&self, u: &str) -> Option<&'static str> {
-        if u.len() > self.max_len {
-            return Some("URL too long");
-        }
-        let scheme = url::scheme_of(u);
-        if !self.schemes.iter().any(|s| s == scheme) {
-            return Some("scheme not allowed");
-        }
-        if !self.auth.is_empty() {
-            let host = url::host_of(u);
-            if !self.auth.iter().any(|p| host_matches(host, p)) {
-                return Some("host not allowed");
-            }
-        }
-        if url::path_depth(u) > self.max_depth {
-            return Some("path too deep");
-        }
-        if url::max_repeated_segment(u) > self.max_repeat {
-            return Some("path segment repeats");
-        }
-        None
-    }
 }
 
 /// How nlpc-scan works.
@@ -342,45 +262,4 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     }
     w.commit()?;
     Ok(scanned)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn host_patterns() {
-        assert!(host_matches("example.lv", "example.lv"));
-        assert!(host_matches("www.example.lv", "example.lv"));
-        assert!(host_matches("www.example.lv", "lv"));
-        assert!(!host_matches("badexample.lv", "example.lv"));
-        assert!(!host_matches("example.lt", "lv"));
-        assert_eq!(normalise_host("Ēka.LV").unwrap(), "xn--ka-vma.lv");
-        assert_eq!(normalise_host(".lv").unwrap(), "lv");
-    }
-
-    #[test]
-    fn filter_reasons() {
-        let f = Filter {
-            auth: vec!["example.lv".into()],
-            max_depth: 3,
-            max_repeat: 2,
-            max_len: 60,
-            ..Filter::default()
-        };
-        assert_eq!(f.refuse("http://example.lv/a"), None);
-        assert_eq!(f.refuse("ftp://example.lv/a"), Some("scheme not allowed"));
-        assert_eq!(f.refuse("http://example.lt/a"), Some("host not allowed"));
-        assert_eq!(f.refuse("http://example.lv/a/b/c/d"), Some("path too deep"));
-        assert_eq!(
-            f.refuse("http://example.lv/a/a/a"),
-            Some("path segment repeats")
-        );
-        assert_eq!(
-            f.refuse(
-                "http://example.lv/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-            ),
-            Some("URL too long")
-        );
-    }
 }

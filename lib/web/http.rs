@@ -423,7 +423,7 @@ fn curl_err(what: &'static str, e: impl std::fmt::Display) -> Error {
 
 /// The port a URL connects to.
 pub fn port_of(url: &str) -> Option<u16> {
-    let auth = crate::url::authority_of(url);
+    let auth = crate::web::url::authority_of(url);
     let hostport = auth.rsplit_once('@').map(|(_, h)| h).unwrap_or(auth);
     let after_host = match hostport.rfind(']') {
         Some(i) => &hostport[i + 1..],
@@ -431,7 +431,7 @@ pub fn port_of(url: &str) -> Option<u16> {
     };
     match after_host.rsplit_once(':') {
         Some((_, p)) if !p.is_empty() => p.parse().ok(),
-        _ => match crate::url::scheme_of(url) {
+        _ => match crate::web::url::scheme_of(url) {
             "http" => Some(80),
             "https" => Some(443),
             _ => None,
@@ -485,7 +485,7 @@ impl Client {
         // Never let libcurl resolve a name or use a proxy from the
         // environment: the resolver already chose the address.
         e.proxy("")?;
-        let host = crate::url::host_of(&req.url);
+        let host = crate::web::url::host_of(&req.url);
         if !host.starts_with('[') && host.parse::<IpAddr>().is_err() {
             let port = port_of(&req.url).unwrap_or(80);
             let addr = match req.addr {

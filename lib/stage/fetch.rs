@@ -9,17 +9,18 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::archive::{Archive, Version};
-use crate::cache::Cache;
-use crate::clock;
-use crate::daemon::{lease_owner_alive, Daemon};
 use crate::error::Result;
-use crate::http::{self, Client, Failure, Kind, Request, Response};
-use crate::politeness::{Gate, Policy};
-use crate::record::{Flags, Lease, Record, State};
-use crate::robots::{self, Entry, RepCache, Robots};
+use crate::run::clock;
+use crate::run::daemon::{lease_owner_alive, Daemon};
+use crate::store::archive::{Archive, Version};
+use crate::store::cache::Cache;
+use crate::store::record::{Flags, Lease, Record, State};
+use crate::store::rep::RepCache;
 use crate::store::{Key, Table};
-use crate::url::{self, Base};
+use crate::web::http::{self, Client, Failure, Kind, Request, Response};
+use crate::web::politeness::{Gate, Policy};
+use crate::web::robots::{self, Entry, Robots};
+use crate::web::url::{self, Base};
 use crate::{debug, info};
 
 /// How nlpc-fetch works.
@@ -86,7 +87,7 @@ fn queue_cap(p: &Policy, addr: IpAddr) -> usize {
     let two_bursts = (p.burst.max(1) * 2).max(4);
     // An address with (almost) no rest drains its queue in milliseconds:
     // a deeper queue keeps it busy between two fills.
-    if crate::politeness::gap(addr, p.polite) < Duration::from_millis(100) {
+    if crate::web::politeness::gap(addr, p.polite) < Duration::from_millis(100) {
         two_bursts.max(32)
     } else {
         two_bursts
@@ -660,12 +661,12 @@ impl<'d> Fetcher<'d> {
         // restarted does not start another burst at once. An address with
         // no rest (loopback, politeness 0) needs no record.
         let polite = self.cfg.policy.polite;
-        starting.retain(|a| !crate::politeness::gap(*a, polite).is_zero());
+        starting.retain(|a| !crate::web::politeness::gap(*a, polite).is_zero());
         if !starting.is_empty() {
             let now_ms = unix_ms();
             let mut w = self.d.store.write()?;
             for addr in &starting {
-                let rest = crate::politeness::gap(*addr, polite);
+                let rest = crate::web::politeness::gap(*addr, polite);
                 let e = AddrEntry {
                     until: now_ms + rest.as_millis() as u64,
                     owner: Some(self.claim),
@@ -1086,7 +1087,7 @@ impl<'d> Fetcher<'d> {
         for (addr, q) in &self.addrs {
             // A burst cut short rests a full gap from now.
             let rest = if q.gate.in_burst() {
-                crate::politeness::gap(*addr, self.cfg.policy.polite)
+                crate::web::politeness::gap(*addr, self.cfg.policy.polite)
             } else {
                 q.gate.next_start().saturating_duration_since(now)
             };

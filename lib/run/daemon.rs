@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use nix::sys::signal::{SigSet, Signal};
 
-use crate::clock;
 use crate::error::Result;
 use crate::info;
-use crate::options::Common;
-use crate::record::{Lease, State};
+use crate::run::clock;
+use crate::run::options::Common;
+use crate::store::record::{Lease, State};
 use crate::store::{self, Store};
 
 /// A lease older than this is reclaimed even if its owner still runs: no

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-use crate::clock::parse_duration;
+use crate::run::clock::parse_duration;
 
 /// Default database path.
 pub const DEFAULT_DB: &str = "/tmp/nlpcrawl/db";

@@ -5,9 +5,8 @@
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{kill, Signal};
@@ -15,7 +14,9 @@ use nix::unistd::Pid;
 
 use crate::error::{Error, Result};
 use crate::info;
-use crate::record::State;
+use crate::launch::child::{describe, Daemon, GIVE_UP, QUICK};
+use crate::launch::monitor::Monitor;
+use crate::store::record::State;
 use crate::store::Store;
 
 /// The states a record can advance from without the clock's help.
@@ -74,74 +75,6 @@ impl Lock {
 
     pub fn path(&self) -> &Path {
         &self.path
-    }
-}
-
-/// How a daemon is run and how it is doing.
-pub struct Daemon {
-    pub name: &'static str,
-    pub args: Vec<OsString>,
-    child: Option<Child>,
-    started: Instant,
-    /// Quick deaths in a row (under [`QUICK`] after a start).
-    streak: u32,
-    /// Of those, the failures (an error exit or a crash, not a kill).
-    failures: u32,
-    pub restarts: u32,
-    restart_at: Option<Instant>,
-    pub last_exit: String,
-}
-
-/// A death this soon after a start counts toward giving up.
-pub const QUICK: Duration = Duration::from_secs(10);
-/// Quick failures in a row after which nlpcd gives up.
-pub const GIVE_UP: u32 = 5;
-
-impl Daemon {
-    pub fn new(name: &'static str, args: Vec<OsString>) -> Daemon {
-        Daemon {
-            name,
-            args,
-            child: None,
-            started: Instant::now(),
-            streak: 0,
-            failures: 0,
-            restarts: 0,
-            restart_at: None,
-            last_exit: String::new(),
-        }
-    }
-
-    /// The running child's pid.
-    pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().map(Child::id)
-    }
-
-    /// "running 12s", "restarting in 2s", ...
-    pub fn status(&self) -> String {
-        match (&self.child, self.restart_at) {
-            (Some(_), _) => format!("running {}s", self.started.elapsed().as_secs()),
-            (None, Some(t)) => format!(
-                "restart in {:.1}s",
-                t.saturating_duration_since(Instant::now()).as_secs_f64()
-            ),
-            (None, None) => "stopped".into(),
-        }
-    }
-}
-
-/// What happened to a child that ended.
-fn describe(st: ExitStatus) -> (String, bool) {
-    match (st.code(), st.signal()) {
-        (Some(c), _) => (format!("exited {c}"), c != 0),
-        (_, Some(s)) => {
-            let name = Signal::try_from(s).map(|s| s.as_str()).unwrap_or("signal");
-            // Killed from outside (an operator, the OOM killer, a test):
-            // restart, but it says nothing about the daemon's health.
-            let crash = !matches!(s, libc::SIGKILL | libc::SIGTERM | libc::SIGINT);
-            (format!("killed by {name}"), crash)
-        }
-        _ => ("ended".into(), true),
     }
 }
 
@@ -291,7 +224,7 @@ pub struct Launch {
     pub db: PathBuf,
     /// Seed URLs as (line, text), read as they are inserted.
     pub seeds: Box<dyn Iterator<Item = (usize, String)>>,
-    pub filter: crate::scan::Filter,
+    pub filter: crate::web::admit::Filter,
     pub daemons: Vec<Daemon>,
     /// Run until no record can advance, then stop.
     pub once: bool,
@@ -305,12 +238,12 @@ pub struct Launch {
 /// is left to do.
 pub fn run(cfg: Launch) -> Result<()> {
     use std::io::IsTerminal;
-    let signals = crate::daemon::Signals::block();
+    let signals = crate::run::daemon::Signals::block();
     let lock = Lock::take(&cfg.db)?;
     let store = Store::open(&cfg.db, crate::store::Options::default())?;
     let mut seeds = cfg.seeds.peekable();
     if seeds.peek().is_some() {
-        let rep = crate::scan::seed(&store, &cfg.filter, seeds)?;
+        let rep = crate::stage::scan::seed(&store, &cfg.filter, seeds)?;
         info!(
             "seeded {} new, {} known, {} bad",
             rep.added, rep.known, rep.bad
@@ -360,7 +293,7 @@ pub fn run(cfg: Launch) -> Result<()> {
         }
         if let Some(m) = monitor.as_mut() {
             if shown.elapsed() >= Duration::from_secs(1) {
-                let screen = m.render(&store, &sup)?;
+                let screen = m.render(&store, &sup.daemons)?;
                 let mut o = std::io::stdout().lock();
                 let _ = o.write_all(screen.as_bytes());
                 let _ = o.flush();
@@ -371,8 +304,6 @@ pub fn run(cfg: Launch) -> Result<()> {
     sup.stop_all(Duration::from_secs(15));
     res
 }
-
-use crate::monitor::Monitor;
 
 /// The daemons nlpcd runs, in the order of the crawl.
 pub const DAEMONS: [&str; 5] = [
@@ -511,8 +442,8 @@ impl Shared {
     }
 
     /// The filter the seeds must pass: nlpc-scan's scheme and host filters.
-    pub fn seed_filter(&self) -> Result<crate::scan::Filter> {
-        let auth = crate::scan::host_patterns(&self.filter_auth)
+    pub fn seed_filter(&self) -> Result<crate::web::admit::Filter> {
+        let auth = crate::web::admit::host_patterns(&self.filter_auth)
             .map_err(|e| Error::Usage(format!("--filter-auth: {e}")))?;
         let schemes: Vec<String> = self
             .filter_scheme
@@ -521,8 +452,8 @@ impl Shared {
             .filter(|s| !s.is_empty())
             .map(str::to_ascii_lowercase)
             .collect();
-        let d = crate::scan::Filter::default();
-        Ok(crate::scan::Filter {
+        let d = crate::web::admit::Filter::default();
+        Ok(crate::web::admit::Filter {
             schemes: if schemes.is_empty() {
                 d.schemes.clone()
             } else {

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use lmdb::{Cursor, Transaction};
 
-use crate::error::{Error, Result};
-use crate::record::{Lease, Record, State, FORMAT_VERSION};
+use crate::error::{DbError, Error, Result};
+use crate::store::record::{Lease, Record, State, FORMAT_VERSION};
 
 /// Length of a record key: a 16-byte hash and a collision ordinal.
 pub const KEY_LEN: usize = 17;
@@ -40,29 +40,13 @@ pub fn url_hash(url: &[u8]) -> [u8; 16] {
     out
 }
 
-/// An LMDB failure, kept opaque so no other module names the binding.
-#[derive(Debug)]
-pub struct DbError(lmdb::Error);
-
-impl std::fmt::Display for DbError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            lmdb::Error::MapFull => f.write_str("database map is full (raise the map size)"),
-            lmdb::Error::Other(libc::ENOSPC) => f.write_str("no space left on device"),
-            e => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for DbError {}
-
-impl DbError {
-    /// True when the failure means no room is left.
-    pub fn is_full(&self) -> bool {
-        matches!(
-            self.0,
-            lmdb::Error::MapFull | lmdb::Error::Other(libc::ENOSPC)
-        )
+/// An LMDB failure as the error type of the library, which never names
+/// the binding.
+fn db_error(e: lmdb::Error) -> DbError {
+    match e {
+        lmdb::Error::MapFull => DbError::full("database map is full (raise the map size)"),
+        lmdb::Error::Other(libc::ENOSPC) => DbError::full("no space left on device"),
+        e => DbError::other(e.to_string()),
     }
 }
 
@@ -159,7 +143,7 @@ impl Store {
         let db_err = |what, e| Error::Db {
             path: path.to_path_buf(),
             what,
-            source: DbError(e),
+            source: db_error(e),
         };
         if opts.read_only {
             if !path.join("data.mdb").exists() {
@@ -228,7 +212,7 @@ impl Store {
         let db_err = |what, e| Error::Db {
             path: path.to_path_buf(),
             what,
-            source: DbError(e),
+            source: db_error(e),
         };
         let found = {
             let txn = env
@@ -326,7 +310,7 @@ impl Store {
         Error::Db {
             path: self.path.clone(),
             what,
-            source: DbError(e),
+            source: db_error(e),
         }
     }
 

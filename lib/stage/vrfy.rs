@@ -11,15 +11,15 @@ use std::fmt;
 use encoding_rs::{Encoding, WINDOWS_1252};
 use whatlang::{Detector, Lang};
 
-use crate::cache::Cache;
-use crate::charset::{self, Detected, Kind, Quality};
-use crate::clock;
-use crate::daemon::Daemon;
-use crate::dict::Dict;
+use crate::document::charset::{self, Detected, Kind, Quality};
+use crate::document::dict::Dict;
+use crate::document::lang;
+use crate::document::text;
 use crate::error::Result;
-use crate::lang;
-use crate::record::{Flags, Record, State};
-use crate::text;
+use crate::run::clock;
+use crate::run::daemon::Daemon;
+use crate::store::cache::Cache;
+use crate::store::record::{Flags, Record, State};
 use crate::{debug, info};
 
 /// How nlpc-vrfy judges documents.

@@ -3,12 +3,12 @@
 //! with character references decoded and white space collapsed to single
 //! spaces. The same pass notices `<meta name=robots content=noindex>`.
 //!
-//! HTML goes through the tokenizer pass of [`crate::markup`], which the link
+//! HTML goes through the tokenizer pass of [`crate::document::markup`], which the link
 //! extractor also uses, keeping only text and the few attributes of
 //! `<meta>`.
 
-use crate::charset::Kind;
-use crate::markup::{self, has_token, Mode, Sink};
+use crate::document::charset::Kind;
+use crate::document::markup::{self, has_token, Mode, Sink};
 
 /// What the text pass found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 
 use encoding_rs::{Encoding, UTF_8};
 
-use crate::markup::{self, has_token, Mode, Sink};
+use crate::document::markup::{self, has_token, Mode, Sink};
 
 /// What a document says about its links.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

@@ -29,7 +29,7 @@ const HISTORY_VERSION: u8 = 1;
 
 impl Version {
     /// The version a record describes: its current body.
-    pub fn of(rec: &crate::record::Record) -> Version {
+    pub fn of(rec: &crate::store::record::Record) -> Version {
         Version {
             fetched: rec.fetched,
             hash: rec.hash,
@@ -151,7 +151,7 @@ impl Archive {
             // Another file system: copy through a temporary name instead.
             Err(_) => {
                 let body = fs::read(current).map_err(|e| Error::io(current, "cannot read", e))?;
-                crate::cache::write_atomic(&dest, &body)
+                crate::store::cache::write_atomic(&dest, &body)
             }
         }
     }

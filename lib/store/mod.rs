@@ -1,0 +1,14 @@
+//! The store: the one LMDB environment every daemon shares (every LMDB call
+//! is in `db`), the record format and its states, and the files beside the
+//! database: the file cache of current bodies, the archive of earlier
+//! versions and the robots.txt cache. Uses `web` (URL forms, robots.txt)
+//! and `document`.
+
+pub mod archive;
+pub mod cache;
+mod db;
+pub mod record;
+pub mod rep;
+pub mod select;
+
+pub use db::*;

@@ -1,0 +1,10 @@
+//! The web: URLs and their normal form, HTTP transfers and header checks,
+//! robots.txt, the politeness policy and link extraction. Uses `document`
+//! (the tokenizer, for links) and `error`.
+
+pub mod admit;
+pub mod http;
+pub mod links;
+pub mod politeness;
+pub mod robots;
+pub mod url;
