@@ -19,6 +19,15 @@ pub fn real_now() -> u64 {
         .unwrap_or(0)
 }
 
+/// Real Unix time in milliseconds, for pacing that outlives a process
+/// (rests kept in the store) and is never shifted for tests.
+pub fn real_now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
 /// The crawl's Unix time in seconds: real time plus the test offset.
 pub fn now() -> u64 {
     // Read once: the offset is fixed for a process, and this is called for

@@ -2,6 +2,7 @@
 //! robots.txt, the politeness policy and link extraction. Uses `document`
 //! (the tokenizer, for links) and `error`.
 
+pub mod address;
 pub mod admit;
 pub mod http;
 pub mod links;

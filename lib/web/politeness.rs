@@ -144,6 +144,77 @@ impl Gate {
     }
 }
 
+/// One server's politeness state: the current burst, its rest, and the
+/// queries in flight. Times are passed in so that tests can drive it.
+#[derive(Debug)]
+pub struct Pacer {
+    burst: u32,
+    pause: Duration,
+    concurrency: usize,
+    /// Queries sent in the current burst.
+    sent: u32,
+    inflight: usize,
+    /// While resting, when the rest ends.
+    rest_until: Option<Instant>,
+    /// When the last query in flight finished.
+    idle_since: Instant,
+}
+
+impl Pacer {
+    pub fn new(burst: u32, pause: Duration, concurrency: usize, now: Instant) -> Pacer {
+        Pacer {
+            burst: burst.max(1),
+            pause,
+            concurrency: concurrency.max(1),
+            sent: 0,
+            inflight: 0,
+            rest_until: None,
+            idle_since: now,
+        }
+    }
+
+    /// True when a query may be sent now.
+    pub fn ready(&mut self, now: Instant) -> bool {
+        if let Some(t) = self.rest_until {
+            if now < t {
+                return false;
+            }
+            self.rest_until = None;
+            self.sent = 0;
+        }
+        // A server left idle for a whole pause has rested as much as a pause
+        // would rest it: a new burst begins.
+        if self.inflight == 0 && self.sent > 0 && now >= self.idle_since + self.pause {
+            self.sent = 0;
+        }
+        self.inflight < self.concurrency && self.sent < self.burst
+    }
+
+    /// A query was sent.
+    pub fn sent(&mut self) {
+        self.sent += 1;
+        self.inflight += 1;
+    }
+
+    /// A query finished (answered, failed or abandoned). The rest after a
+    /// full burst starts when its last query is done, so the server sees at
+    /// least a pause between the bursts.
+    pub fn done(&mut self, now: Instant) {
+        self.inflight = self.inflight.saturating_sub(1);
+        if self.inflight == 0 {
+            self.idle_since = now;
+            if self.sent >= self.burst {
+                self.rest_until = Some(now + self.pause);
+            }
+        }
+    }
+
+    /// When a resting server may be asked again.
+    pub fn wake(&self) -> Option<Instant> {
+        self.rest_until
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,5 +291,41 @@ mod tests {
         g.finished(&p, t0, false);
         assert!(!g.in_burst());
         assert!(!g.may_send(&p, t0 + Duration::from_secs(9)));
+    }
+
+    #[test]
+    fn pacer_bursts_rests_and_limits_concurrency() {
+        let t0 = Instant::now();
+        let ms = |n| t0 + Duration::from_millis(n);
+        let mut p = Pacer::new(3, Duration::from_millis(500), 2, t0);
+        assert!(p.ready(t0));
+        p.sent();
+        assert!(p.ready(t0));
+        p.sent();
+        // Two in flight: the concurrency limit.
+        assert!(!p.ready(t0));
+        p.done(ms(10));
+        assert!(p.ready(ms(10)));
+        p.sent();
+        // The burst is full; no rest until the last query is done.
+        assert!(!p.ready(ms(20)));
+        assert_eq!(p.wake(), None);
+        p.done(ms(30));
+        assert!(!p.ready(ms(40)));
+        p.done(ms(50));
+        assert_eq!(p.wake(), Some(ms(550)));
+        assert!(!p.ready(ms(549)));
+        assert!(p.ready(ms(550)));
+        p.sent();
+        p.done(ms(560));
+        // Idle for a whole pause: a fresh burst of three.
+        assert!(p.ready(ms(1100)));
+        for _ in 0..3 {
+            assert!(p.ready(ms(1100)));
+            p.sent();
+            p.done(ms(1100));
+        }
+        assert!(!p.ready(ms(1100)));
+        assert_eq!(p.wake(), Some(ms(1600)));
     }
 }

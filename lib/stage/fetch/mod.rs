@@ -1,0 +1,267 @@
+//! nlpc-fetch: READY and DIRTY records fetched politely, per physical
+//! address, over persistent connections; robots.txt obeyed; bodies stored
+//! and earlier versions archived; records moved to FRESH, REJECTED,
+//! EXCLUDED, REDIRECT or UNREACH.
+//!
+//! This file holds the fetcher's state and its loop; `queue` fills the
+//! per-address queues, `transfer` starts requests when pacing allows,
+//! `results` turns answers into records and commits them, and `stats`
+//! keeps the figures.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::io::{IsTerminal, Write as _};
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::error::Result;
+use crate::run::clock;
+use crate::run::daemon::{lease_owner_alive, Daemon};
+use crate::store::archive::{Archive, Version};
+use crate::store::cache::Cache;
+use crate::store::record::{Flags, Lease, Record, State};
+use crate::store::rep::RepCache;
+use crate::store::{Key, Table};
+use crate::web::http::{self, Client, Failure, Kind, Request, Response};
+use crate::web::politeness::{Gate, Policy};
+use crate::web::robots::{self, Entry, Robots};
+use crate::web::url::{self, Base};
+use crate::{debug, info};
+
+mod queue;
+mod results;
+mod stats;
+mod transfer;
+
+pub use queue::AddrEntry;
+use results::path_and_query;
+pub use results::{expiry, x_robots};
+
+/// How nlpc-fetch works.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub policy: Policy,
+    /// Addresses served at once (`--fetch-hosts`).
+    pub hosts: usize,
+    pub http: http::Config,
+    /// How long a robots.txt is trusted at most (`--robots-ttl`).
+    pub robots_ttl: Duration,
+    /// Redirects followed from a first URL (`--fetch-redirects`).
+    pub max_redirects: u8,
+    /// `-m`: print the monitor once a second.
+    pub monitor: bool,
+}
+
+/// A leased record waiting for, or in, a request.
+#[derive(Clone, Debug)]
+struct Job {
+    key: Key,
+    rec: Record,
+    lease: Lease,
+}
+
+/// The work of one physical address.
+struct AddrQueue {
+    gate: Gate,
+    jobs: VecDeque<Job>,
+    /// A robots.txt redirect to follow on this address: origin, URL, hops.
+    robots_redirect: Option<(String, String, u8)>,
+    /// The server answered over HTTP/2: a burst may multiplex. Over
+    /// HTTP/1.1 requests go one at a time, each on the kept-alive
+    /// connection, so no request waits out its timeout in a queue.
+    multiplexed: bool,
+}
+
+enum InFlight {
+    Page(Box<Job>),
+    Robots { origin: String, hops: u8 },
+}
+
+/// A result waiting to be committed.
+struct Outcome {
+    job: Job,
+    rec: Record,
+    inserts: Vec<Record>,
+    history: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+/// Counters for the log and the monitor.
+#[derive(Default, Clone, Copy)]
+struct Stats {
+    pages: u64,
+    bytes: u64,
+    errors: u64,
+    robots: u64,
+    connections: u64,
+}
+
+/// How long an origin is held while a request to it is in flight.
+const BLOCKED: Duration = Duration::from_secs(86_400);
+
+/// The fetcher's state for one run.
+pub struct Fetcher<'d> {
+    d: &'d Daemon,
+    cfg: Config,
+    client: Client,
+    cache: Cache,
+    archive: Archive,
+    rep: RepCache,
+    addrs: HashMap<IpAddr, AddrQueue>,
+    robots: HashMap<String, (Arc<Robots>, u64)>,
+    robots_fetching: HashSet<String>,
+    /// Origins resting for their robots.txt delay: no request before this.
+    origin_next: HashMap<String, Instant>,
+    /// Requests in flight to such origins: tag → (origin, delay).
+    delayed: HashMap<u64, (String, Duration)>,
+    inflight: HashMap<u64, (IpAddr, InFlight)>,
+    next_tag: u64,
+    outcomes: Vec<Outcome>,
+    /// Records whose result could not be stored, to release on the way out.
+    unfinished: Vec<Job>,
+    /// Per-address entries to persist: when the next burst may start (so a
+    /// restarted fetcher stays polite) and whether we still serve it.
+    rests: HashMap<IpAddr, AddrEntry>,
+    /// Our claim on the addresses we serve; its time is renewed as we go.
+    claim: Lease,
+    resume: [Option<Key>; 2],
+    last_fill: Option<Instant>,
+    /// An address ran out of work: fill again soon.
+    want_fill: bool,
+    last_commit: Instant,
+    stats: Stats,
+    shown: (Instant, Stats),
+    /// Pages per host since the last minute began, for the monitors.
+    top: HashMap<String, u64>,
+    top_since: Instant,
+    /// The last few failures, for the monitors.
+    recent: VecDeque<String>,
+    published: Instant,
+}
+
+/// The key under which nlpc-fetch publishes its figures in `Table::Stats`,
+/// once a second, for nlpcd's monitor.
+pub const STATS_KEY: &[u8] = b"nlpc-fetch";
+
+impl<'d> Fetcher<'d> {
+    pub fn new(d: &'d Daemon, cfg: Config) -> Result<Fetcher<'d>> {
+        let client = Client::new(cfg.http.clone())?;
+        let c = &d.common;
+        Ok(Fetcher {
+            d,
+            client,
+            cache: Cache::new(&c.cache),
+            archive: Archive::new(&c.archive),
+            rep: RepCache::new(&c.rep),
+            cfg,
+            addrs: HashMap::new(),
+            robots: HashMap::new(),
+            robots_fetching: HashSet::new(),
+            origin_next: HashMap::new(),
+            delayed: HashMap::new(),
+            inflight: HashMap::new(),
+            next_tag: 1,
+            outcomes: Vec::new(),
+            unfinished: Vec::new(),
+            rests: HashMap::new(),
+            claim: d.lease(),
+            resume: [None, None],
+            last_fill: None,
+            want_fill: false,
+            last_commit: Instant::now(),
+            stats: Stats::default(),
+            shown: (Instant::now(), Stats::default()),
+            top: HashMap::new(),
+            top_since: Instant::now(),
+            recent: VecDeque::new(),
+            published: Instant::now(),
+        })
+    }
+
+    /// Runs until stopped or, with `--once`, until READY and DIRTY are
+    /// drained.
+    pub fn run(&mut self) -> Result<()> {
+        info!("started, database {}", self.d.common.db.display());
+        // A fetcher killed while writing a body leaves its temporary file.
+        let n = self.cache.clean_temporaries()?;
+        if n > 0 {
+            info!("removed {n} temporary files of killed fetchers");
+        }
+        let res = self.main_loop();
+        // Whatever happened, give back what we hold so nothing waits for a
+        // reclaim.
+        self.client.abort_all();
+        let released = self.release_all();
+        res?;
+        released?;
+        info!(
+            "stopped: {} pages, {} bytes, {} errors",
+            self.stats.pages, self.stats.bytes, self.stats.errors
+        );
+        Ok(())
+    }
+
+    fn main_loop(&mut self) -> Result<()> {
+        loop {
+            if self.d.signals.stopping() {
+                return Ok(());
+            }
+            let now = Instant::now();
+            // Fill every 100 ms, or at once (but not in a tight loop) when
+            // an address ran out of work.
+            let since = self.last_fill.map(|t| now.duration_since(t));
+            let fill_due = since.is_none_or(|t| {
+                t >= Duration::from_millis(100) || (self.want_fill && t >= Duration::from_millis(2))
+            });
+            if fill_due && self.addrs.len() <= self.cfg.hosts {
+                self.fill()?;
+                self.last_fill = Some(now);
+                self.want_fill = false;
+            }
+            self.dispatch(now)?;
+            let wait = self.wait_time(now);
+            for r in self.client.poll(wait)? {
+                // Sending the next request before storing this body was
+                // tried and was slower: libcurl's wait then found no socket
+                // to poll and slept (strace), the new transfer apparently
+                // waiting for the host's one connection.
+                self.gate_done(&r);
+                self.handle(r)?;
+            }
+            if self.outcomes.len() >= 256
+                || (!self.outcomes.is_empty()
+                    && self.last_commit.elapsed() >= Duration::from_millis(100))
+            {
+                self.commit()?;
+            }
+            self.monitor();
+            if self.published.elapsed() >= Duration::from_secs(1) {
+                self.publish()?;
+            }
+            if self.client.in_flight() == 0 && self.queued() == 0 && self.robots_redirects() == 0 {
+                self.commit()?;
+                if self.input_left()? {
+                    // Work is waiting in the database: look for it soon.
+                    self.want_fill = true;
+                    continue;
+                }
+                if self.d.common.once || self.d.idle(&[State::Ready, State::Dirty])? {
+                    return Ok(());
+                }
+                self.d.reclaim()?;
+            }
+        }
+    }
+
+    fn robots_redirects(&self) -> usize {
+        self.addrs
+            .values()
+            .filter(|a| a.robots_redirect.is_some())
+            .count()
+    }
+
+    /// True while READY or DIRTY records remain unleased.
+    fn input_left(&self) -> Result<bool> {
+        let rd = self.d.store.read()?;
+        Ok(rd.count(State::Ready, false)? + rd.count(State::Dirty, false)? > 0)
+    }
+}

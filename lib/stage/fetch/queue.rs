@@ -1,0 +1,251 @@
+//! Queueing and pacing: records leased from READY and DIRTY into one queue
+//! per physical address, the rest each address is owed (kept in the store
+//! so a restarted fetcher stays polite), and robots.txt rules in memory.
+
+use super::*;
+
+/// Records in memory per address at most: two bursts' worth, so nothing
+/// waits long under a lease.
+pub(super) fn queue_cap(p: &Policy, addr: IpAddr) -> usize {
+    let two_bursts = (p.burst.max(1) * 2).max(4);
+    // An address with (almost) no rest drains its queue in milliseconds:
+    // a deeper queue keeps it busy between two fills.
+    if crate::web::politeness::gap(addr, p.polite) < Duration::from_millis(100) {
+        two_bursts.max(32)
+    } else {
+        two_bursts
+    }
+}
+
+/// Keys looked at past the last useful one before a fill gives up: with
+/// few addresses, most of the index belongs to addresses whose queues are
+/// full.
+pub(super) const FILL_FUTILE: usize = 512;
+
+/// Keys looked at per fill pass.
+pub(super) const FILL_SCAN: usize = 4096;
+
+/// What `Table::Addrs` holds for one physical address: when its next burst
+/// may start, and which fetcher serves it, so two fetchers never serve one
+/// server at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AddrEntry {
+    /// No burst before this, in Unix ms.
+    pub until: u64,
+    /// The fetcher serving the address, if any.
+    pub owner: Option<Lease>,
+}
+
+impl AddrEntry {
+    pub(super) fn encode(&self) -> [u8; 20] {
+        let mut v = [0; 20];
+        v[..8].copy_from_slice(&self.until.to_le_bytes());
+        let o = self.owner.unwrap_or_default();
+        v[8..12].copy_from_slice(&o.pid.to_le_bytes());
+        v[12..].copy_from_slice(&o.time.to_le_bytes());
+        v
+    }
+
+    pub(super) fn decode(v: &[u8]) -> AddrEntry {
+        let u64_at = |i: usize| {
+            v.get(i..i + 8)
+                .and_then(|b| b.try_into().ok())
+                .map(u64::from_le_bytes)
+        };
+        let pid = v
+            .get(8..12)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_le_bytes)
+            .unwrap_or(0);
+        AddrEntry {
+            until: u64_at(0).unwrap_or(0),
+            owner: (pid != 0).then(|| Lease {
+                pid,
+                time: u64_at(12).unwrap_or(0),
+            }),
+        }
+    }
+
+    /// The entry of `addr`.
+    pub fn get(w: &crate::store::Write<'_>, addr: &IpAddr) -> Result<AddrEntry> {
+        Ok(w.table_get(Table::Addrs, addr.to_string().as_bytes())?
+            .map(|v| AddrEntry::decode(&v))
+            .unwrap_or_default())
+    }
+
+    pub(super) fn put(&self, w: &mut crate::store::Write<'_>, addr: &IpAddr) -> Result<()> {
+        w.table_put(Table::Addrs, addr.to_string().as_bytes(), &self.encode())
+    }
+}
+
+impl Fetcher<'_> {
+    /// Leases READY and DIRTY records for the addresses being served (and
+    /// new addresses while there is room), walking each index from where
+    /// the last pass stopped.
+    pub(super) fn fill(&mut self) -> Result<()> {
+        let policy = self.cfg.policy;
+        let unspecified = IpAddr::from([0, 0, 0, 0]);
+        let mut wanted: Vec<(Key, State, IpAddr)> = Vec::new();
+        {
+            let rd = self.d.store.read()?;
+            let mut room: HashMap<IpAddr, usize> = self
+                .addrs
+                .iter()
+                .map(|(a, q)| (*a, queue_cap(&policy, *a).saturating_sub(q.jobs.len())))
+                .collect();
+            // Free slots in all, counting addresses not yet served; the
+            // walk stops once they are taken.
+            let mut free: usize = room.values().sum::<usize>()
+                + self.cfg.hosts.saturating_sub(room.len()) * queue_cap(&policy, unspecified);
+            for (i, state) in [State::Ready, State::Dirty].into_iter().enumerate() {
+                let mut seen = 0;
+                let mut futile = 0;
+                let mut last = None;
+                let mut stopped = false;
+                let from = self.resume[i];
+                rd.walk_keys(state, false, from.as_ref(), |k| {
+                    seen += 1;
+                    futile += 1;
+                    last = Some(k);
+                    if seen > FILL_SCAN || futile > FILL_FUTILE || free == 0 {
+                        stopped = true;
+                        return Ok(false);
+                    }
+                    // Only the address is needed here: no full decode.
+                    let addr = rd
+                        .peek(&k, |b| {
+                            Record::decode_addr(b)
+                                .ok()
+                                .and_then(|a| a.parse::<IpAddr>().ok())
+                        })?
+                        .flatten();
+                    let Some(a) = addr else {
+                        // A record without a usable address fails on its own.
+                        wanted.push((k, state, unspecified));
+                        futile = 0;
+                        return Ok(true);
+                    };
+                    if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
+                        return Ok(true);
+                    }
+                    let slot = room.entry(a).or_insert_with(|| queue_cap(&policy, a));
+                    if *slot > 0 {
+                        *slot -= 1;
+                        free = free.saturating_sub(1);
+                        futile = 0;
+                        wanted.push((k, state, a));
+                    }
+                    Ok(true)
+                })?;
+                // Past the end: start from the beginning next time.
+                self.resume[i] = if stopped { last } else { None };
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let lease = self.d.lease();
+        self.claim.time = clock::real_now();
+        let mut w = self.d.store.write()?;
+        // Addresses new to this fetcher: claimed here, unless another live
+        // fetcher serves them; then their records are left for it.
+        let mut rests: HashMap<IpAddr, Option<u64>> = HashMap::new();
+        let mut got = Vec::new();
+        for (k, state, addr) in wanted {
+            if !self.addrs.contains_key(&addr) && !addr.is_unspecified() {
+                let until = match rests.get(&addr) {
+                    Some(u) => *u,
+                    None => {
+                        let e = AddrEntry::get(&w, &addr)?;
+                        let taken = e
+                            .owner
+                            .is_some_and(|o| o.pid != self.claim.pid && lease_owner_alive(o));
+                        let u = (!taken).then_some(e.until);
+                        if !taken {
+                            let mine = AddrEntry {
+                                until: e.until,
+                                owner: Some(self.claim),
+                            };
+                            mine.put(&mut w, &addr)?;
+                        }
+                        rests.insert(addr, u);
+                        u
+                    }
+                };
+                if until.is_none() {
+                    continue;
+                }
+            }
+            if let Some(rec) = w.lease_key(&k, state, lease)? {
+                got.push((addr, Job { key: k, rec, lease }));
+            }
+        }
+        w.commit()?;
+        let now = Instant::now();
+        let now_ms = clock::real_now_ms();
+        for (addr, job) in got {
+            if job.rec.addr.parse::<IpAddr>().is_err() {
+                let mut r = job.rec.clone();
+                self.fail(&mut r, State::Unreach, "no address".into(), 0);
+                self.push_outcome(job, r, Vec::new(), None);
+                continue;
+            }
+            let q = self.addrs.entry(addr).or_insert_with(|| {
+                let until = rests.get(&addr).copied().flatten().unwrap_or(0);
+                let wait = Duration::from_millis(until.saturating_sub(now_ms));
+                AddrQueue {
+                    gate: Gate::new(addr, now + wait),
+                    jobs: VecDeque::new(),
+                    robots_redirect: None,
+                    multiplexed: false,
+                }
+            });
+            q.jobs.push_back(job);
+        }
+        Ok(())
+    }
+
+    /// The robots.txt rules of `origin`, if known and fresh: from memory,
+    /// else from the REP cache.
+    pub(super) fn robots_of(&mut self, origin: &str, now: u64) -> Result<Option<Arc<Robots>>> {
+        if let Some((r, exp)) = self.robots.get(origin) {
+            if *exp > now {
+                return Ok(Some(r.clone()));
+            }
+        }
+        if let Some(e) = self.rep.load(origin)? {
+            if e.expires > now {
+                let r = Arc::new(e.robots());
+                self.robots
+                    .insert(origin.to_string(), (r.clone(), e.expires));
+                return Ok(Some(r));
+            }
+        }
+        Ok(None)
+    }
+
+    pub(super) fn queued(&self) -> usize {
+        self.addrs.values().map(|a| a.jobs.len()).sum()
+    }
+
+    pub(super) fn wait_time(&self, now: Instant) -> Duration {
+        let mut w = Duration::from_millis(50);
+        // Queues ran dry: refill soon rather than idle a whole wait.
+        if self.want_fill {
+            w = w.min(Duration::from_millis(2));
+        }
+        if self.client.in_flight() == 0 {
+            for a in self.addrs.values() {
+                if !a.jobs.is_empty() && !a.gate.in_burst() {
+                    w = w.min(a.gate.next_start().saturating_duration_since(now));
+                }
+            }
+            for t in self.origin_next.values() {
+                if *t > now {
+                    w = w.min(t.saturating_duration_since(now));
+                }
+            }
+        }
+        w
+    }
+}

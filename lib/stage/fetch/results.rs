@@ -1,0 +1,421 @@
+//! Storing results: what an answer means for its record (stored, archived,
+//! rejected, excluded, redirected, unreachable), and the batched commit
+//! that applies them under the records' leases.
+
+use super::*;
+
+/// X-Robots-Tag values that apply to us: returns (noindex, nofollow).
+pub fn x_robots(values: &[String]) -> (bool, bool) {
+    let (mut noindex, mut nofollow) = (false, false);
+    for v in values {
+        let mut directives = v.as_str();
+        // "botname: noindex" applies to that bot only.
+        if let Some((bot, rest)) = v.split_once(':') {
+            let bot = bot.trim();
+            if !bot.contains([',', ' ']) && !bot.eq_ignore_ascii_case("unavailable_after") {
+                if !bot.eq_ignore_ascii_case(robots::PRODUCT) {
+                    continue;
+                }
+                directives = rest;
+            }
+        }
+        for d in directives.split(',').map(|d| d.trim().to_ascii_lowercase()) {
+            match d.as_str() {
+                "noindex" => noindex = true,
+                "nofollow" => nofollow = true,
+                "none" => {
+                    noindex = true;
+                    nofollow = true
+                }
+                _ => {}
+            }
+        }
+    }
+    (noindex, nofollow)
+}
+
+/// When the response says it expires: Cache-Control max-age, else Expires.
+pub fn expiry(h: &http::Headers, now: u64) -> u64 {
+    for d in h.cache_control.split(',') {
+        if let Some(v) = d.trim().strip_prefix("max-age=") {
+            if let Ok(secs) = v.trim_matches('"').parse::<u64>() {
+                return now + secs;
+            }
+        }
+    }
+    if h.expires.is_empty() {
+        return 0;
+    }
+    // An invalid Expires (often "0" or "-1") means already expired.
+    clock::parse_http_date(&h.expires).unwrap_or(now)
+}
+
+/// The path and query of a URL: what robots.txt rules match against.
+pub(super) fn path_and_query(u: &str) -> &str {
+    let o = url::origin_of(u);
+    let rest = &u[o.len()..];
+    if rest.is_empty() {
+        "/"
+    } else {
+        rest
+    }
+}
+
+impl Fetcher<'_> {
+    pub(super) fn fail(&mut self, r: &mut Record, state: State, reason: String, status: u16) {
+        if state == State::Unreach {
+            self.stats.errors += 1;
+            if self.recent.len() == 5 {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(format!("{}: {reason}", r.url));
+        }
+        r.state = state;
+        r.reason = reason;
+        r.status = status;
+        r.changed = clock::now();
+    }
+
+    pub(super) fn push_outcome(
+        &mut self,
+        job: Job,
+        rec: Record,
+        inserts: Vec<Record>,
+        history: Option<(Vec<u8>, Vec<u8>)>,
+    ) {
+        self.outcomes.push(Outcome {
+            job,
+            rec,
+            inserts,
+            history,
+        });
+    }
+
+    pub(super) fn robots_done(
+        &mut self,
+        addr: IpAddr,
+        origin: String,
+        hops: u8,
+        resp: Response,
+    ) -> Result<()> {
+        self.stats.robots += 1;
+        let now = clock::now();
+        let status = if resp.failure.is_some() {
+            0
+        } else {
+            resp.status
+        };
+        // RFC 9309 2.3.1.2: follow at least five redirects. We follow them
+        // on the same host only, since another host's address is not ours
+        // to resolve here; any other redirect means "unavailable".
+        if (300..400).contains(&status) && hops < 5 && !resp.headers.location.is_empty() {
+            if let Some(target) = Base::parse(&resp.url)
+                .ok()
+                .and_then(|b| b.join(&resp.headers.location).ok())
+            {
+                if url::host_of(&target) == url::host_of(&resp.url) {
+                    if let Some(q) = self.addrs.get_mut(&addr) {
+                        q.robots_redirect = Some((origin, target, hops + 1));
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        let ttl = self.cfg.robots_ttl.as_secs();
+        let lifetime = match expiry(&resp.headers, now) {
+            0 => ttl,
+            t => t.saturating_sub(now).min(ttl),
+        };
+        let entry = Entry {
+            origin: origin.clone(),
+            fetched: now,
+            expires: now + lifetime.max(60),
+            status,
+            body: if (200..300).contains(&status) {
+                resp.body
+            } else {
+                Vec::new()
+            },
+        };
+        let rules = entry.robots();
+        if let Some(f) = &resp.failure {
+            info!("robots.txt {}: {f}", resp.url);
+        } else {
+            info!("robots.txt {}: {}", resp.url, status);
+        }
+        self.rep.store(&entry)?;
+        // Sitemaps listed in robots.txt become NEW records.
+        let inserts: Vec<Record> = rules
+            .sitemaps
+            .iter()
+            .filter_map(|s| url::normalise(s).ok())
+            .filter(|s| matches!(url::scheme_of(s), "http" | "https"))
+            .map(|s| Record::new(&s, now))
+            .collect();
+        if !inserts.is_empty() {
+            let mut w = self.d.store.write()?;
+            for r in &inserts {
+                w.insert(r)?;
+            }
+            w.commit()?;
+        }
+        self.robots
+            .insert(origin.clone(), (Arc::new(rules), entry.expires));
+        self.robots_fetching.remove(&origin);
+        Ok(())
+    }
+
+    pub(super) fn page_done(&mut self, job: Job, resp: Response) -> Result<()> {
+        let now = clock::now();
+        let mut r = job.rec.clone();
+        r.fetched = now;
+        r.changed = now;
+        let status = resp.status;
+        if let Some(f) = &resp.failure {
+            let (state, why) = match f {
+                Failure::Rejected(why) => (State::Rejected, why.clone()),
+                other => (State::Unreach, other.to_string()),
+            };
+            info!("{} {}: {why}", state.name().to_ascii_lowercase(), r.url);
+            if state == State::Rejected {
+                r.content_type = resp.headers.content_type.clone();
+            }
+            self.fail(&mut r, state, why, status);
+            self.push_outcome(job, r, Vec::new(), None);
+            return Ok(());
+        }
+        self.stats.bytes += resp.wire_bytes;
+        match status {
+            200..=299 => self.stored(job, r, resp, now),
+            304 if job.rec.state == State::Dirty => {
+                info!("unchanged {} (304)", r.url);
+                self.stats.pages += 1;
+                r.status = 304;
+                r.state = State::Fresh;
+                r.reason.clear();
+                r.revivals = 0;
+                let e = expiry(&resp.headers, now);
+                if e != 0 {
+                    r.expires = e;
+                }
+                self.push_outcome(job, r, Vec::new(), None);
+                Ok(())
+            }
+            301 | 302 | 303 | 307 | 308 => {
+                let target = Base::parse(&r.url)
+                    .ok()
+                    .and_then(|b| b.join(&resp.headers.location).ok())
+                    .map(url::strip_session_ids);
+                let (state, why, inserts) = match target {
+                    None => (
+                        State::Unreach,
+                        format!("HTTP {status} without a usable Location"),
+                        Vec::new(),
+                    ),
+                    Some(t) if t == r.url => (State::Unreach, "redirect loop".into(), Vec::new()),
+                    Some(_) if r.redirects >= self.cfg.max_redirects => {
+                        (State::Unreach, "too many redirects".into(), Vec::new())
+                    }
+                    Some(t) if !matches!(url::scheme_of(&t), "http" | "https") => {
+                        (State::Unreach, format!("redirect to {t}"), Vec::new())
+                    }
+                    Some(t) => {
+                        let mut n = Record::new(&t, now);
+                        n.depth = r.depth;
+                        n.redirects = r.redirects + 1;
+                        (State::Redirect, format!("redirect to {t}"), vec![n])
+                    }
+                };
+                info!("{} {}: {why}", state.name().to_ascii_lowercase(), r.url);
+                self.fail(&mut r, state, why, status);
+                self.push_outcome(job, r, inserts, None);
+                Ok(())
+            }
+            _ => {
+                let why = format!("HTTP {status}");
+                info!("unreach {}: {why}", r.url);
+                self.fail(&mut r, State::Unreach, why, status);
+                self.push_outcome(job, r, Vec::new(), None);
+                Ok(())
+            }
+        }
+    }
+
+    /// A 2xx: store the body (archiving the old one if it changed), fill in
+    /// the record, and move it to FRESH.
+    pub(super) fn stored(
+        &mut self,
+        job: Job,
+        mut r: Record,
+        resp: Response,
+        now: u64,
+    ) -> Result<()> {
+        let h = &resp.headers;
+        let hash = *blake3::hash(&resp.body).as_bytes();
+        let mut history = None;
+        let changed = hash != job.rec.hash;
+        if changed {
+            if job.rec.hash != [0; 32] {
+                history = self.archive_old(&job)?;
+            }
+            self.cache.write(&job.key, &resp.body)?;
+        }
+        let (noindex, nofollow) = x_robots(&h.x_robots_tag);
+        r.flags &= !(Flags::NOINDEX | Flags::NOFOLLOW);
+        if noindex {
+            r.flags |= Flags::NOINDEX;
+        }
+        if nofollow {
+            r.flags |= Flags::NOFOLLOW;
+        }
+        r.status = resp.status;
+        r.state = State::Fresh;
+        r.reason.clear();
+        r.revivals = 0;
+        r.content_type = h.content_type.clone();
+        r.charset = http::canonical_charset(&h.charset).unwrap_or_else(|| h.charset.clone());
+        r.language = h.languages.first().cloned().unwrap_or_default();
+        r.etag = h.etag.clone();
+        r.last_modified = h.last_modified.clone();
+        r.modified = clock::parse_http_date(&h.last_modified).unwrap_or(0);
+        r.expires = expiry(h, now);
+        r.size = resp.body.len() as u64;
+        r.hash = hash;
+        self.stats.pages += 1;
+        *self.top.entry(r.host().to_string()).or_insert(0) += 1;
+        info!(
+            "fetched {} {} {} bytes{}",
+            r.url,
+            resp.status,
+            r.size,
+            if changed { "" } else { ", unchanged" }
+        );
+        self.push_outcome(job, r, Vec::new(), history);
+        Ok(())
+    }
+
+    /// Keeps the stored body of a re-fetched record in the archive, if it is
+    /// still the version the record describes.
+    pub(super) fn archive_old(&mut self, job: &Job) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        let old = &job.rec;
+        let Some(body) = self.cache.read(&job.key)? else {
+            return Ok(None);
+        };
+        // After a crash between storing a new body and committing, the
+        // cache already holds the new body; the old one was archived then.
+        if *blake3::hash(&body).as_bytes() != old.hash {
+            return Ok(None);
+        }
+        self.archive
+            .keep(&self.cache.path(&job.key), &job.key, old.fetched, &old.hash)?;
+        Ok(Some((
+            Version::table_key(&job.key, old.fetched),
+            Version::of(old).encode(),
+        )))
+    }
+
+    /// Commits every finished record, its new links and history, and the
+    /// addresses' rests, in one transaction.
+    pub(super) fn commit(&mut self) -> Result<()> {
+        if self.outcomes.is_empty() && self.rests.is_empty() {
+            return Ok(());
+        }
+        let mut w = self.d.store.write()?;
+        for o in &self.outcomes {
+            if !w.finish(&o.job.key, &o.rec, o.job.lease)? {
+                debug!("{}: lease lost, result dropped", o.rec.url);
+                continue;
+            }
+            for n in &o.inserts {
+                w.insert(n)?;
+            }
+            if let Some((k, v)) = &o.history {
+                w.table_put(Table::History, k, v)?;
+            }
+        }
+        for (addr, e) in &self.rests {
+            e.put(&mut w, addr)?;
+        }
+        w.commit()?;
+        self.outcomes.clear();
+        self.rests.clear();
+        self.last_commit = Instant::now();
+        Ok(())
+    }
+
+    /// Returns every record still held, unchanged, to its state.
+    pub(super) fn release_all(&mut self) -> Result<()> {
+        let now = Instant::now();
+        for (addr, q) in &self.addrs {
+            // A burst cut short rests a full gap from now.
+            let rest = if q.gate.in_burst() {
+                crate::web::politeness::gap(*addr, self.cfg.policy.polite)
+            } else {
+                q.gate.next_start().saturating_duration_since(now)
+            };
+            let until = clock::real_now_ms() + rest.as_millis() as u64;
+            self.rests.insert(*addr, AddrEntry { until, owner: None });
+        }
+        self.commit()?;
+        let mut held: Vec<Job> = std::mem::take(&mut self.unfinished);
+        for (_, q) in self.addrs.drain() {
+            held.extend(q.jobs);
+        }
+        for (_, (_, f)) in self.inflight.drain() {
+            if let InFlight::Page(j) = f {
+                held.push(*j);
+            }
+        }
+        if held.is_empty() {
+            return Ok(());
+        }
+        let mut w = self.d.store.write()?;
+        for j in &held {
+            w.finish(&j.key, &j.rec, j.lease)?;
+        }
+        w.commit()?;
+        info!("released {} records", held.len());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x_robots_tag_for_us_only() {
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(x_robots(&v(&["noindex"])), (true, false));
+        assert_eq!(x_robots(&v(&["NoIndex, NoFollow"])), (true, true));
+        assert_eq!(x_robots(&v(&["none"])), (true, true));
+        assert_eq!(x_robots(&v(&["googlebot: noindex"])), (false, false));
+        assert_eq!(x_robots(&v(&["nlpcrawl: nofollow"])), (false, true));
+        assert_eq!(
+            x_robots(&v(&["unavailable_after: 25 Jun 2010 15:00:00 PST"])),
+            (false, false)
+        );
+    }
+
+    #[test]
+    fn expiry_from_headers() {
+        let mut h = http::Headers {
+            cache_control: "public, max-age=600".into(),
+            ..http::Headers::default()
+        };
+        assert_eq!(expiry(&h, 1000), 1600);
+        h.cache_control.clear();
+        h.expires = "Sun, 06 Nov 1994 08:49:37 GMT".into();
+        assert_eq!(expiry(&h, 1000), 784_111_777);
+        h.expires = "0".into();
+        assert_eq!(expiry(&h, 1000), 1000);
+        h.expires.clear();
+        assert_eq!(expiry(&h, 1000), 0);
+    }
+
+    #[test]
+    fn robots_paths() {
+        assert_eq!(path_and_query("http://h"), "/");
+        assert_eq!(path_and_query("http://h/a?b=c"), "/a?b=c");
+    }
+}

@@ -1,0 +1,254 @@
+//! Transfers: which queued requests may go now (bursts, rests, robots.txt
+//! delays and Visit-time), the requests themselves, and what an answer
+//! means for its address's pacing.
+
+use super::*;
+
+impl Fetcher<'_> {
+    /// Starts whatever requests politeness allows now.
+    pub(super) fn dispatch(&mut self, now: Instant) -> Result<()> {
+        let addrs: Vec<IpAddr> = self.addrs.keys().copied().collect();
+        let wall = clock::now();
+        let mut starting: Vec<IpAddr> = Vec::new();
+        let mut requests: Vec<Request> = Vec::new();
+        for addr in addrs {
+            while let Some(q) = self.addrs.get_mut(&addr) {
+                let mut policy = self.cfg.policy;
+                if !q.multiplexed {
+                    policy.pipeline = 1;
+                }
+                if !q.gate.may_send(&policy, now) {
+                    break;
+                }
+                // A robots.txt redirect on this address goes first.
+                if let Some((origin, u, hops)) = q.robots_redirect.take() {
+                    requests.push(self.robots_request(addr, origin, u, hops, &mut starting));
+                    continue;
+                }
+                // The first job whose host may be asked now: not waiting
+                // for its robots.txt, nor resting for its Crawl-delay.
+                let pick = q.jobs.iter().position(|j| {
+                    let o = url::origin_of(&j.rec.url);
+                    !self.robots_fetching.contains(o)
+                        && self.origin_next.get(o).is_none_or(|t| *t <= now)
+                });
+                let Some(idx) = pick else {
+                    break;
+                };
+                let origin = url::origin_of(&q.jobs[idx].rec.url).to_string();
+                match self.robots_of(&origin, wall)? {
+                    None => {
+                        // robots.txt first; it counts as a request of the burst.
+                        self.robots_fetching.insert(origin.clone());
+                        let u = format!("{origin}/robots.txt");
+                        requests.push(self.robots_request(addr, origin, u, 0, &mut starting));
+                    }
+                    Some(rules) => {
+                        let Some(q) = self.addrs.get_mut(&addr) else {
+                            break;
+                        };
+                        let Some(job) = q.jobs.remove(idx) else {
+                            break;
+                        };
+                        if let Some(why) = self.refused_by_robots(&rules, &job.rec.url, wall) {
+                            let mut r = job.rec.clone();
+                            let state = if rules.denies_all() || why.contains("Visit-time") {
+                                State::Unreach
+                            } else {
+                                State::Excluded
+                            };
+                            info!(
+                                "{} {}: {why}",
+                                state.name().to_ascii_lowercase(),
+                                job.rec.url
+                            );
+                            self.fail(&mut r, state, why, 0);
+                            self.push_outcome(job, r, Vec::new(), None);
+                            continue;
+                        }
+                        let Some(q) = self.addrs.get_mut(&addr) else {
+                            break;
+                        };
+                        if !q.gate.in_burst() {
+                            starting.push(addr);
+                        }
+                        q.gate.sent();
+                        let tag = self.tag();
+                        // A host with a Crawl-delay gets nothing more until
+                        // this request is over and the delay has passed; the
+                        // other hosts on the address go on.
+                        if let Some(d) = rules.delay().filter(|d| !d.is_zero()) {
+                            self.origin_next.insert(origin.clone(), now + BLOCKED);
+                            self.delayed.insert(tag, (origin.clone(), d));
+                        }
+                        requests.push(Request {
+                            tag,
+                            url: job.rec.url.clone(),
+                            addr,
+                            kind: Kind::Page,
+                            headers: self.conditional_headers(&job),
+                        });
+                        self.inflight
+                            .insert(tag, (addr, InFlight::Page(Box::new(job))));
+                    }
+                }
+            }
+        }
+        if requests.is_empty() {
+            return Ok(());
+        }
+        // Before a burst leaves, record that the address is resting until
+        // at least its gap from now, so a fetcher killed mid-burst and
+        // restarted does not start another burst at once. An address with
+        // no rest (loopback, politeness 0) needs no record.
+        let polite = self.cfg.policy.polite;
+        starting.retain(|a| !crate::web::politeness::gap(*a, polite).is_zero());
+        if !starting.is_empty() {
+            let now_ms = clock::real_now_ms();
+            let mut w = self.d.store.write()?;
+            for addr in &starting {
+                let rest = crate::web::politeness::gap(*addr, polite);
+                let e = AddrEntry {
+                    until: now_ms + rest.as_millis() as u64,
+                    owner: Some(self.claim),
+                };
+                e.put(&mut w, addr)?;
+            }
+            w.commit()?;
+        }
+        for r in requests {
+            debug!("request {} at {}", r.url, r.addr);
+            self.client.start(r)?;
+        }
+        Ok(())
+    }
+
+    /// A robots.txt request on `addr`, counted in its burst.
+    pub(super) fn robots_request(
+        &mut self,
+        addr: IpAddr,
+        origin: String,
+        url: String,
+        hops: u8,
+        starting: &mut Vec<IpAddr>,
+    ) -> Request {
+        if let Some(q) = self.addrs.get_mut(&addr) {
+            if !q.gate.in_burst() {
+                starting.push(addr);
+            }
+            q.gate.sent();
+        }
+        let tag = self.tag();
+        self.inflight
+            .insert(tag, (addr, InFlight::Robots { origin, hops }));
+        Request {
+            tag,
+            url,
+            addr,
+            kind: Kind::Robots,
+            headers: Vec::new(),
+        }
+    }
+
+    pub(super) fn refused_by_robots(&self, rules: &Robots, u: &str, wall: u64) -> Option<String> {
+        if rules.denies_all() {
+            return Some("robots.txt unavailable".into());
+        }
+        if !rules.allowed(path_and_query(u)) {
+            return Some("disallowed by robots.txt".into());
+        }
+        if !rules.visit_allowed(((wall % 86_400) / 60) as u32) {
+            return Some("outside robots.txt Visit-time".into());
+        }
+        None
+    }
+
+    pub(super) fn conditional_headers(&self, job: &Job) -> Vec<String> {
+        let r = &job.rec;
+        let mut h = Vec::new();
+        // Only a record whose body we still hold may be revalidated.
+        if r.state == State::Dirty && r.hash != [0; 32] && self.cache.path(&job.key).exists() {
+            if !r.etag.is_empty() {
+                h.push(format!("If-None-Match: {}", r.etag));
+            }
+            if !r.last_modified.is_empty() {
+                h.push(format!("If-Modified-Since: {}", r.last_modified));
+            }
+        }
+        h
+    }
+
+    /// A request finished: its address's burst goes on or ends.
+    pub(super) fn gate_done(&mut self, resp: &Response) {
+        let Some((addr, _)) = self.inflight.get(&resp.tag) else {
+            return;
+        };
+        let addr = *addr;
+        let now = Instant::now();
+        if let Some((origin, d)) = self.delayed.remove(&resp.tag) {
+            self.origin_next.insert(origin, now + d);
+        }
+        let policy = self.cfg.policy;
+        if let Some(q) = self.addrs.get_mut(&addr) {
+            if resp.status != 0 {
+                q.multiplexed = resp.multiplexed;
+            }
+            let more = !q.jobs.is_empty() || q.robots_redirect.is_some();
+            let was = q.gate.in_burst();
+            q.gate.finished(&policy, now, more);
+            if was && !q.gate.in_burst() {
+                let rest = q.gate.next_start().saturating_duration_since(now);
+                let e = AddrEntry {
+                    until: clock::real_now_ms() + rest.as_millis() as u64,
+                    owner: Some(self.claim),
+                };
+                self.rests.insert(addr, e);
+            }
+        }
+    }
+
+    pub(super) fn handle(&mut self, resp: Response) -> Result<()> {
+        let Some((addr, what)) = self.inflight.remove(&resp.tag) else {
+            return Ok(());
+        };
+        if resp.new_connection {
+            self.stats.connections += 1;
+        }
+        let now = Instant::now();
+        match what {
+            InFlight::Robots { origin, hops } => self.robots_done(addr, origin, hops, resp)?,
+            InFlight::Page(job) => {
+                // If storing fails (a full disk), the record must still be
+                // returned to its state when the fetcher stops.
+                let held = (*job).clone();
+                if let Err(e) = self.page_done(*job, resp) {
+                    self.unfinished.push(held);
+                    return Err(e);
+                }
+            }
+        }
+        // An address with nothing left leaves, making room for another.
+        if let Some(q) = self.addrs.get(&addr) {
+            if q.jobs.is_empty() {
+                self.want_fill = true;
+                if q.robots_redirect.is_none() && q.gate.in_flight() == 0 {
+                    let until = self.rests.get(&addr).map(|e| e.until).unwrap_or_else(|| {
+                        clock::real_now_ms()
+                            + q.gate
+                                .next_start()
+                                .saturating_duration_since(now)
+                                .as_millis() as u64
+                    });
+                    self.rests.insert(addr, AddrEntry { until, owner: None });
+                    self.addrs.remove(&addr);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn tag(&mut self) -> u64 {
+        self.next_tag += 1;
+        self.next_tag
+    }
+}
