@@ -208,13 +208,7 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
 /// One VERIFIED → SCANNED step over up to `cfg.batch` records; returns how
 /// many records were scanned.
 pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
-    let lease = d.lease();
-    let batch = {
-        let mut w = d.store.write()?;
-        let b = w.lease(State::Verified, cfg.batch, lease)?;
-        w.commit()?;
-        b
-    };
+    let (lease, batch) = d.lease_batch(State::Verified, cfg.batch)?;
     if batch.is_empty() {
         return Ok(0);
     }
