@@ -254,16 +254,14 @@ fn a_second_nlpcd_is_refused_and_sigterm_stops_every_daemon() {
 fn a_daemon_that_keeps_failing_makes_nlpcd_give_up() {
     let web = Web::start(70);
     let c = Crawl::new();
-    let missing = c.tmp.path().join("no-such-dictionary");
+    // A dictionary nlpcd can open (it checks that much before it starts)
+    // but nlpc-vrfy cannot load: not UTF-8.
+    let bad = c.tmp.path().join("bad-dictionary");
+    std::fs::write(&bad, b"labs\nsl\xefkts\n").unwrap();
     let o = nlpcd(
         &c,
         &web,
-        &[
-            "--once",
-            "--filter-dict",
-            missing.to_str().unwrap(),
-            &web.seed,
-        ],
+        &["--once", "--filter-dict", bad.to_str().unwrap(), &web.seed],
     )
     .output()
     .unwrap();
@@ -272,7 +270,7 @@ fn a_daemon_that_keeps_failing_makes_nlpcd_give_up() {
     assert!(err.contains("nlpc-vrfy failed 5 times"), "{err}");
     assert!(err.contains("giving up"), "{err}");
     assert!(
-        err.contains("no-such-dictionary"),
+        err.contains("bad-dictionary") && err.contains("not UTF-8"),
         "the daemon's own error is not shown: {err}"
     );
 }

@@ -12,14 +12,38 @@ use crate::store::record::{Record, State};
 use crate::store::select::Selector;
 use crate::store::{Key, Read};
 
-/// The selector given by `-s`, `--auth` and at most one pattern operand
-/// (the options nlpc-list, nlpc-up and nlpc-dump share).
-pub fn selector(o: &Parsed) -> Result<Selector> {
-    Ok(Selector {
-        states: o.states("s")?,
-        auth: o.hosts("auth")?,
-        pattern: o.free().first().cloned(),
-    })
+/// What nlpc-list is to print.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// `-s`, `--auth` and the pattern.
+    pub select: Selector,
+    /// `-c`: per-state counts instead of records.
+    pub counts: bool,
+    /// `--json`: JSON lines.
+    pub json: bool,
+    /// `--history`: the versions of this URL.
+    pub history: Option<String>,
+}
+
+impl Config {
+    /// nlpc-list's configuration from its options.
+    pub fn from_options(o: &Parsed) -> Result<Config> {
+        let cfg = Config {
+            select: o.selector()?,
+            counts: o.flag("c"),
+            json: o.flag("json"),
+            history: o.text("history"),
+        };
+        let s = &cfg.select;
+        if cfg.history.is_some()
+            && (cfg.counts || s.pattern.is_some() || !s.states.is_empty() || !s.auth.is_empty())
+        {
+            return Err(Error::Usage(
+                "--history takes no other selector and no -c".into(),
+            ));
+        }
+        Ok(cfg)
+    }
 }
 
 /// One version of a page in its history.

@@ -64,7 +64,7 @@ impl Check {
             Check::Fraction => number(v, 1.0).map(drop),
             Check::Size => size(v).map(drop),
             Check::Charset => encoding(v).map(drop),
-            Check::Lang => lang::parse(v).map(drop),
+            Check::Lang => lang::parse(v).map(drop).map_err(|e| e.to_string()),
             Check::Hosts => admit::normalise_host(v).map(drop),
             Check::Scheme => scheme(v).map(drop),
             Check::Address => address::parse_nameserver(v).map(drop),
@@ -131,13 +131,12 @@ pub fn size(v: &str) -> Result<u64, Why> {
 }
 
 pub fn encoding(v: &str) -> Result<&'static Encoding, Why> {
-    charset::resolve(v).ok_or_else(|| format!("unknown charset {v:?}"))
+    charset::parse(v).map_err(|e| e.to_string())
 }
 
 pub fn scheme(v: &str) -> Result<String, Why> {
     let ok = v.starts_with(|c: char| c.is_ascii_alphabetic())
-        && v
-            .chars()
+        && v.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
     if !ok {
         return Err(format!("{v:?} is not a URL scheme"));
@@ -167,11 +166,17 @@ mod tests {
 
     #[test]
     fn checks_name_the_value() {
-        assert_eq!(int("many", 1, 9), Err("\"many\" is not a whole number".into()));
+        assert_eq!(
+            int("many", 1, 9),
+            Err("\"many\" is not a whole number".into())
+        );
         assert_eq!(int("0", 1, 9), Err("0 is less than 1".into()));
         assert_eq!(int("10", 1, 9), Err("10 is more than 9".into()));
         assert_eq!(int(" 3", 1, 9), Ok(3));
-        assert_eq!(number("150", 100.0), Err("150 is not between 0 and 100".into()));
+        assert_eq!(
+            number("150", 100.0),
+            Err("150 is not between 0 and 100".into())
+        );
         assert_eq!(number("0.5", 1.0), Ok(0.5));
         assert!(number("NaN", 1.0).is_err());
         assert_eq!(size("4M"), Ok(4 << 20));

@@ -15,6 +15,7 @@ use encoding_rs::Encoding;
 use crate::document::lang;
 use crate::error::{Error, Result};
 use crate::store::record::State;
+use crate::store::select::Selector;
 use crate::web::admit;
 use check::Check;
 pub use table::{Kind, Operands, Opt, Program};
@@ -182,7 +183,7 @@ impl Parser {
         }
         for o in table::of(self.program) {
             for v in m.opt_strs(&o.key()) {
-                check_value(o, &v).map_err(bad)?;
+                check_value(o, &v).map_err(&bad)?;
             }
         }
         match (self.program.operands(), m.free.as_slice()) {
@@ -374,8 +375,15 @@ impl Parsed {
     }
 
     /// Languages, without repeats.
-    pub fn langs(&self, key: &str) -> Result<Vec<whatlang::Lang>> {
-        self.each(key, lang::parse)
+    pub fn langs(&self, key: &str) -> Result<Vec<lang::Language>> {
+        self.each(key, |v| lang::parse(v).map_err(|e| e.to_string()))
+    }
+
+    /// Languages whatlang can detect, without repeats.
+    pub fn detectable_langs(&self, key: &str) -> Result<Vec<whatlang::Lang>> {
+        self.each(key, |v| {
+            lang::parse_detectable(v).map_err(|e| e.to_string())
+        })
     }
 
     /// Host patterns, normalised.
@@ -396,6 +404,22 @@ impl Parsed {
     /// Socket addresses (name servers).
     pub fn addresses(&self, key: &str) -> Result<Vec<SocketAddr>> {
         self.each(key, check::address)
+    }
+
+    /// A path that has a default.
+    pub fn required_path(&self, key: &str) -> Result<PathBuf> {
+        let p = self.path(key);
+        self.required(key, p)
+    }
+
+    /// The selector of nlpc-list, nlpc-up and nlpc-dump: `-s`, `--auth` and
+    /// at most one pattern operand.
+    pub fn selector(&self) -> Result<Selector> {
+        Ok(Selector {
+            states: self.states("s")?,
+            auth: self.hosts("auth")?,
+            pattern: self.free().first().cloned(),
+        })
     }
 
     /// The operands.

@@ -68,7 +68,10 @@ fn lists_numbers_and_errors() {
         "--filter-dict-pct: 150 is not between 0 and 100"
     );
     assert_eq!(
-        usage_msg(parse(Program::Vrfy, &["--filter-charset", "utf-8 latin-99"])),
+        usage_msg(parse(
+            Program::Vrfy,
+            &["--filter-charset", "utf-8 latin-99"]
+        )),
         "--filter-charset: unknown charset \"latin-99\""
     );
     assert!(usage_msg(parse(Program::Resolve, &["x"])).contains("no operands"));
@@ -79,7 +82,10 @@ fn lists_numbers_and_errors() {
     // An option of another program is unknown here.
     assert!(usage_msg(parse(Program::Scan, &["--fetch-burst", "2"])).contains("--fetch-burst"));
     assert!(matches!(parse(Program::Scan, &["-h"]), Err(Exit::Help(_))));
-    assert!(matches!(parse(Program::Scan, &["-v"]), Err(Exit::Version(_))));
+    assert!(matches!(
+        parse(Program::Scan, &["-v"]),
+        Err(Exit::Version(_))
+    ));
     assert!(usage_msg(parse(Program::Scan, &["--use-interval", "soon"])).contains("--use-interval"));
     // --with items are never split.
     let n = parse(Program::Nlpcd, &["--with", "fetch:--filter-type=a b,c"]).unwrap();
@@ -123,12 +129,18 @@ fn every_program_parser_builds_and_reads_its_defaults() {
             // Every default reads through its own typed getter.
             let key = o.key();
             match o.check {
-                Check::Int { .. } => drop(parsed.int::<u64>(&key).unwrap()),
-                Check::Duration { .. } if !o.default.is_empty() => {
-                    drop(parsed.duration(&key).unwrap())
+                Check::Int { .. } => {
+                    let _ = parsed.int::<u64>(&key).unwrap();
                 }
-                Check::Percent | Check::Fraction => drop(parsed.share(&key).unwrap()),
-                Check::Size => drop(parsed.size(&key).unwrap()),
+                Check::Duration { .. } if !o.default.is_empty() => {
+                    let _ = parsed.duration(&key).unwrap();
+                }
+                Check::Percent | Check::Fraction => {
+                    let _ = parsed.share(&key).unwrap();
+                }
+                Check::Size => {
+                    let _ = parsed.size(&key).unwrap();
+                }
                 _ => {}
             }
         }
