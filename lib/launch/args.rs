@@ -55,7 +55,7 @@ pub fn command() -> Command {
             a = a.long(o.long);
         }
         a = match (key.as_str(), o.kind) {
-            ("h", _) => a.action(ArgAction::Help),
+            ("help", _) => a.action(ArgAction::Help),
             ("v", _) => a.action(ArgAction::Version),
             (_, Kind::Flag) => a.action(ArgAction::SetTrue),
             (_, Kind::Count) => a.action(ArgAction::Count),
@@ -146,7 +146,7 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
         let key = o.key();
         let mut args: Vec<OsString> = Vec::new();
         match o.kind {
-            _ if key == "h" || key == "v" => {}
+            _ if key == "help" || key == "v" => {}
             Kind::Flag => {
                 if m.get_flag(&key) {
                     args.push(o.display().into());

@@ -34,6 +34,20 @@ pub fn is_private(ip: IpAddr) -> bool {
     }
 }
 
+/// Parses a `--nameserver` value: an address with an optional port
+/// (`192.0.2.53`, `192.0.2.53:5353`, `2001:db8::53`, `[2001:db8::53]:5353`).
+pub fn parse_nameserver(s: &str) -> std::result::Result<SocketAddr, String> {
+    let s = s.trim();
+    if let Ok(a) = s.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    let bare = s.strip_prefix('[').and_then(|x| x.strip_suffix(']'));
+    match bare.unwrap_or(s).parse::<IpAddr>() {
+        Ok(ip) => Ok(SocketAddr::new(ip, 53)),
+        Err(_) => Err(format!("{s:?} is not an address or address:port")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,19 +89,5 @@ mod tests {
         ] {
             assert!(!is_private(a.parse().unwrap()), "{a} counted as private");
         }
-    }
-}
-
-/// Parses a `--nameserver` value: an address with an optional port
-/// (`192.0.2.53`, `192.0.2.53:5353`, `2001:db8::53`, `[2001:db8::53]:5353`).
-pub fn parse_nameserver(s: &str) -> std::result::Result<SocketAddr, String> {
-    let s = s.trim();
-    if let Ok(a) = s.parse::<SocketAddr>() {
-        return Ok(a);
-    }
-    let bare = s.strip_prefix('[').and_then(|x| x.strip_suffix(']'));
-    match bare.unwrap_or(s).parse::<IpAddr>() {
-        Ok(ip) => Ok(SocketAddr::new(ip, 53)),
-        Err(_) => Err(format!("{s:?} is not an address or address:port")),
     }
 }

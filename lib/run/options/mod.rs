@@ -171,7 +171,7 @@ impl Parser {
             usage: shown.clone(),
         };
         let m = self.opts.parse(args).map_err(|e| bad(fail_line(e)))?;
-        if m.opt_present("h") {
+        if m.opt_present("help") {
             return Err(Exit::Help(usage.clone()));
         }
         if m.opt_present("v") {

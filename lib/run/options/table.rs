@@ -243,7 +243,7 @@ pub static OPTIONS: &[Opt] = &[
         kind: Kind::Count,
         ..flag("", Some('d'), "more debug output (repeatable)", EVERY)
     },
-    own(flag("", Some('h'), "print this help and exit", EVERY)),
+    own(flag("help", Some('h'), "print this help and exit", EVERY)),
     own(flag("", Some('v'), "print the version and exit", EVERY)),
     short(
         value(
