@@ -163,11 +163,6 @@ pub fn split_content_type(v: &str) -> (String, String) {
     (mime, charset)
 }
 
-/// The WHATWG canonical name of a charset label, lowercase; None for an
-/// unknown label. Defined in `document::charset`, named here too for the
-/// callers that know it by this name.
-pub use crate::document::charset::canonical as canonical_charset;
-
 impl HeaderFilter {
     /// Why these headers fail the filter, or None when they pass.
     pub fn refuse(&self, h: &Headers) -> Option<String> {
@@ -612,8 +607,11 @@ mod tests {
             split_content_type("text/plain"),
             ("text/plain".into(), "".into())
         );
-        assert_eq!(canonical_charset("latin1").as_deref(), Some("windows-1252"));
-        assert_eq!(canonical_charset("nonsense"), None);
+        assert_eq!(
+            crate::document::charset::canonical("latin1").as_deref(),
+            Some("windows-1252")
+        );
+        assert_eq!(crate::document::charset::canonical("nonsense"), None);
     }
 
     #[test]
