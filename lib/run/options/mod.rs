@@ -442,7 +442,10 @@ impl Parsed {
                 usage: self.usage.clone(),
             }
             .exit(name),
-            e => crate::run::daemon::fail(name, e),
+            e => {
+                eprintln!("{name}: {e}");
+                std::process::exit(1)
+            }
         }
     }
 
