@@ -10,7 +10,7 @@ use encoding_rs::Encoding;
 
 use crate::document::{charset, lang};
 use crate::run::clock::parse_duration;
-use crate::run::options::table::Program;
+use crate::run::options::opt::Program;
 use crate::store::record::State;
 use crate::web::{address, admit};
 

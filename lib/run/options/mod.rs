@@ -4,6 +4,7 @@
 //! builders values and defaults the table defines once.
 
 pub mod check;
+pub mod opt;
 pub mod table;
 
 use std::net::SocketAddr;
