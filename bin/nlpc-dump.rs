@@ -1,5 +1,6 @@
 //! nlpc-dump: export the verified corpus as WARC 1.1 and as UTF-8 text.
 
+use nlpcrawl::document::lang;
 use nlpcrawl::info;
 use nlpcrawl::output::dump::{self, Config, CORPUS};
 use nlpcrawl::output::list;
@@ -31,7 +32,7 @@ fn main() {
         .optmulti(
             "",
             "lang",
-            "only pages in these languages (default any)",
+            "only pages in these languages, by ISO 639 code or English name (default any)",
             "list",
         )
         .optflag("", "archived", "earlier versions too, from the archive");
@@ -46,9 +47,16 @@ fn main() {
             .exit();
         }
     }
+    let mut langs = Vec::new();
+    for code in o.list("lang", "") {
+        match lang::parse(&code) {
+            Ok(l) => langs.push(l),
+            Err(e) => o.usage_error(format!("--lang: {e}")).exit(),
+        }
+    }
     let cfg = Config {
         select,
-        langs: o.list("lang", ""),
+        langs,
         archived: o.matches.opt_present("archived"),
         warc: o.matches.opt_str("warc").map(Into::into),
         text: o.matches.opt_str("text").map(Into::into),

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use nlpcrawl::document::{charset, lang};
 use nlpcrawl::run::daemon::{self, Daemon};
 use nlpcrawl::run::log;
 use nlpcrawl::run::options::{OrExit, Parser};
@@ -99,7 +100,7 @@ fn main() {
         .optmulti(
             "",
             "filter-lang",
-            "accepted content languages (default any)",
+            "accepted content languages, by ISO 639 code or English name (default any)",
             "list",
         )
         .optopt(
@@ -185,11 +186,16 @@ fn main() {
     };
     let mut charsets = Vec::new();
     for c in o.list("filter-charset", "") {
-        match http::canonical_charset(&c) {
-            Some(n) => charsets.push(n),
-            None => o
-                .usage_error(format!("--filter-charset: unknown charset {c:?}"))
-                .exit(),
+        match charset::parse(&c) {
+            Ok(e) => charsets.push(e),
+            Err(e) => o.usage_error(format!("--filter-charset: {e}")).exit(),
+        }
+    }
+    let mut langs = Vec::new();
+    for code in o.list("filter-lang", "") {
+        match lang::parse(&code) {
+            Ok(l) => langs.push(l),
+            Err(e) => o.usage_error(format!("--filter-lang: {e}")).exit(),
         }
     }
     let types: Vec<String> = o
@@ -238,7 +244,7 @@ fn main() {
             filter: HeaderFilter {
                 types,
                 charsets,
-                langs: o.list("filter-lang", ""),
+                langs,
             },
             max_connections: hosts * 2,
             pipeline: policy.pipeline,

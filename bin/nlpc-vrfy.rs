@@ -38,7 +38,7 @@ fn main() {
         .optmulti(
             "",
             "filter-lang",
-            "allowed languages, ISO 639-1 or 639-3 codes (default any)",
+            "allowed languages, by ISO 639 code or English name (default any)",
             "list",
         )
         .optopt(
@@ -91,25 +91,21 @@ fn main() {
 
     let mut charsets = Vec::new();
     for label in o.list("filter-charset", "") {
-        match charset::resolve(&label) {
-            Some(e) if !charsets.contains(&e) => charsets.push(e),
-            Some(_) => {}
-            None => o
-                .usage_error(format!("--filter-charset: unknown charset {label:?}"))
-                .exit(),
+        match charset::parse(&label) {
+            Ok(e) if !charsets.contains(&e) => charsets.push(e),
+            Ok(_) => {}
+            Err(e) => o.usage_error(format!("--filter-charset: {e}")).exit(),
         }
     }
     let use_charset = o.matches.opt_str("use-charset");
     let default_charset = match use_charset.as_deref() {
         None => encoding_rs::WINDOWS_1252,
-        Some(l) => charset::resolve(l).unwrap_or_else(|| {
-            o.usage_error(format!("--use-charset: unknown charset {l:?}"))
-                .exit()
-        }),
+        Some(l) => charset::parse(l)
+            .unwrap_or_else(|e| o.usage_error(format!("--use-charset: {e}")).exit()),
     };
     let mut langs = Vec::new();
     for code in o.list("filter-lang", "") {
-        match lang::parse(&code) {
+        match lang::parse_detectable(&code) {
             Ok(l) if !langs.contains(&l) => langs.push(l),
             Ok(_) => {}
             Err(e) => o.usage_error(format!("--filter-lang: {e}")).exit(),

@@ -511,7 +511,9 @@ fn a_changed_page_is_archived_and_an_unchanged_one_is_not() {
         })
         .unwrap();
     assert_eq!(versions.len(), 1);
-    assert_eq!(versions[0].fetched, first.fetched);
+    // A 304 moves `fetched` forward (last confirmed): the version is
+    // stamped with the record's time just before the change.
+    assert_eq!(versions[0].fetched, same.fetched);
     assert_eq!(versions[0].hash, first.hash);
     let archive = nlpcrawl::store::archive::Archive::new(c.tmp.path().join("archive"));
     assert_eq!(archive.read(&k, &versions[0]).unwrap(), b"first version");

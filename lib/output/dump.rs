@@ -12,6 +12,7 @@ use std::io::{self, BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use crate::document::charset::{self, Kind};
+use crate::document::lang::{self, Language};
 use crate::error::{Error, Result};
 use crate::output::warc::{self, Writer};
 use crate::run::clock;
@@ -31,7 +32,7 @@ pub struct Config {
     /// Which records; states default to [`CORPUS`] and may only be those.
     pub select: Selector,
     /// `--lang`: only records in one of these languages (empty: any).
-    pub langs: Vec<String>,
+    pub langs: Vec<Language>,
     /// `--archived`: earlier versions too, from the archive.
     pub archived: bool,
     /// `--warc`: the WARC file, or `-` for standard output.
@@ -415,7 +416,6 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
     if sel.states.is_empty() {
         sel.states = CORPUS.to_vec();
     }
-    let langs: Vec<String> = cfg.langs.iter().map(|l| l.to_ascii_lowercase()).collect();
     let warc_path = cfg.warc.clone().unwrap_or_default();
     let mut sink = match &cfg.warc {
         Some(p) => Some(WarcSink::open(p, cfg)?),
@@ -436,7 +436,11 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
     let mut rep = Report::default();
     let rd = store.read()?;
     let res = sel.walk(&rd, |key, rec| {
-        if !langs.is_empty() && !langs.contains(&rec.language.to_ascii_lowercase()) {
+        // The stored language is nlpc-vrfy's code, looked up in the same
+        // table as the option, so `--lang lvs` finds "lv".
+        if !cfg.langs.is_empty()
+            && !lang::of_tag(&rec.language).is_some_and(|l| cfg.langs.contains(&l))
+        {
             return Ok(true);
         }
         let mut items: Vec<Item<'_>> = Vec::new();

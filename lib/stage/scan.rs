@@ -3,6 +3,7 @@
 
 use encoding_rs::{Encoding, UTF_8};
 
+use crate::document::charset;
 use crate::error::Result;
 use crate::run::clock;
 use crate::run::daemon::Daemon;
@@ -141,7 +142,7 @@ fn doc_kind(content_type: &str) -> Option<bool> {
 /// normalised, filtered: [`Filter::admit`]).
 pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
     let mut found = Found::default();
-    let enc: &'static Encoding = Encoding::for_label(rec.charset.as_bytes()).unwrap_or(UTF_8);
+    let enc: &'static Encoding = charset::resolve(&rec.charset).unwrap_or(UTF_8);
     let l: Links = match doc_kind(&rec.content_type) {
         Some(false) => links::extract_html(body, enc),
         Some(true) => links::extract_xml(body, enc),
@@ -208,13 +209,7 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
 /// One VERIFIED → SCANNED step over up to `cfg.batch` records; returns how
 /// many records were scanned.
 pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
-    let lease = d.lease();
-    let batch = {
-        let mut w = d.store.write()?;
-        let b = w.lease(State::Verified, cfg.batch, lease)?;
-        w.commit()?;
-        b
-    };
+    let (lease, batch) = d.lease_batch(State::Verified, cfg.batch)?;
     if batch.is_empty() {
         return Ok(0);
     }

@@ -283,13 +283,7 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
 /// One FRESH → VERIFIED/REJECTED step over up to `cfg.batch` records;
 /// returns how many records were judged.
 pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
-    let lease = d.lease();
-    let batch = {
-        let mut w = d.store.write()?;
-        let b = w.lease(State::Fresh, cfg.batch, lease)?;
-        w.commit()?;
-        b
-    };
+    let (lease, batch) = d.lease_batch(State::Fresh, cfg.batch)?;
     if batch.is_empty() {
         return Ok(0);
     }

@@ -14,6 +14,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::document::charset;
 use crate::error::Result;
 use crate::run::clock;
 use crate::run::daemon::{lease_owner_alive, Daemon};

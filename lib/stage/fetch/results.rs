@@ -312,7 +312,7 @@ impl Fetcher<'_> {
         r.reason.clear();
         r.revivals = 0;
         r.content_type = h.content_type.clone();
-        r.charset = http::canonical_charset(&h.charset).unwrap_or_else(|| h.charset.clone());
+        r.charset = charset::canonical(&h.charset).unwrap_or_else(|| h.charset.clone());
         r.language = h.languages.first().cloned().unwrap_or_default();
         r.etag = h.etag.clone();
         r.last_modified = h.last_modified.clone();

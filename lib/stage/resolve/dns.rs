@@ -98,7 +98,9 @@ pub(super) type Dns = hickory_resolver::Resolver<OneShot>;
 pub(super) struct Server {
     pub(super) addr: SocketAddr,
     pub(super) dns: Dns,
-    pub(super) pacer: Pacer,
+    /// The server's bursts and rests, paced like a fetched address.
+    pub(super) gate: Gate,
+    pub(super) pacing: Policy,
 }
 
 pub(super) fn build_dns(addr: SocketAddr, cfg: &Config) -> Result<Dns> {
@@ -220,7 +222,12 @@ impl Resolver {
                     Ok(Server {
                         addr: *a,
                         dns: build_dns(*a, &cfg)?,
-                        pacer: Pacer::new(cfg.burst, cfg.pause, cfg.concurrency, now),
+                        gate: Gate::new(a.ip(), now),
+                        pacing: Policy {
+                            burst: usize::try_from(cfg.burst).unwrap_or(usize::MAX).max(1),
+                            polite: cfg.pause,
+                            pipeline: cfg.concurrency.max(1),
+                        },
                     })
                 })
                 .collect::<Result<Vec<_>>>()?
@@ -396,7 +403,7 @@ impl Inner {
         let mut fallback = None;
         for k in 0..n {
             let i = (self.next_server + k) % n;
-            if self.servers[i].pacer.ready(now) {
+            if self.servers[i].gate.may_send(&self.servers[i].pacing, now) {
                 if avoid == Some(i) && n > 1 {
                     fallback = Some(i);
                     continue;
@@ -440,7 +447,7 @@ impl Inner {
                 };
                 let Some(job) = queue.pop_front() else { break };
                 let server = &mut self.servers[si];
-                server.pacer.sent();
+                server.gate.sent(&server.pacing, now);
                 self.stats.queries += 1;
                 let (dns, name) = (server.dns.clone(), job.name.clone());
                 let rtype = job.families[job.next_family];
@@ -457,7 +464,12 @@ impl Inner {
                 break;
             }
             let mut until = now + STOP_TICK;
-            if let Some(w) = self.servers.iter().filter_map(|s| s.pacer.wake()).min() {
+            if let Some(w) = self
+                .servers
+                .iter()
+                .filter_map(|s| s.gate.rest_until(now))
+                .min()
+            {
                 until = until.min(w);
             }
             if set.is_empty() {
@@ -477,7 +489,8 @@ impl Inner {
             let Some((mut job, si)) = flying.remove(&id) else {
                 continue;
             };
-            self.servers[si].pacer.done(Instant::now());
+            let s = &mut self.servers[si];
+            s.gate.finished(&s.pacing, Instant::now(), true);
             let rtype = job.families[job.next_family];
             let err = match result {
                 Ok(Ok(lookup)) => {
@@ -525,7 +538,8 @@ impl Inner {
         // Queries abandoned on a stop no longer count as in flight.
         let now = Instant::now();
         for (_, (_, si)) in flying.drain() {
-            self.servers[si].pacer.done(now);
+            let s = &mut self.servers[si];
+            s.gate.finished(&s.pacing, now, true);
         }
         set.abort_all();
         self.stats.resolved += done.len() as u64;

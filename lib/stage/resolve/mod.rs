@@ -45,7 +45,7 @@ use crate::run::daemon::Daemon;
 use crate::store::record::{Lease, Record, State};
 use crate::store::{Key, Store, Table};
 use crate::web::address::is_private;
-use crate::web::politeness::Pacer;
+use crate::web::politeness::{Gate, Policy};
 use crate::{debug, info};
 
 mod cache;
