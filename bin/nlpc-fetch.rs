@@ -7,6 +7,7 @@ use nlpcrawl::run::daemon::{self, Daemon};
 use nlpcrawl::run::log;
 use nlpcrawl::run::options::{OrExit, Parser};
 use nlpcrawl::stage::fetch::{Config, Fetcher};
+use nlpcrawl::web::admit::Filter;
 use nlpcrawl::web::http::{self, HeaderFilter};
 use nlpcrawl::web::politeness::Policy;
 
@@ -125,6 +126,41 @@ fn main() {
             "bot-url",
             "a URL about the crawl, put in the User-Agent",
             "url",
+        )
+        .optmulti(
+            "",
+            "filter-scheme",
+            "allowed URL schemes (default \"http https\")",
+            "list",
+        )
+        .optmulti(
+            "",
+            "filter-auth",
+            "allowed hosts, with their subdomains (default any)",
+            "list",
+        )
+        .optopt(
+            "",
+            "max-url-length",
+            "longest URL accepted (default 1024)",
+            "n",
+        )
+        .optopt(
+            "",
+            "max-path-depth",
+            "most path segments accepted (default 16)",
+            "n",
+        )
+        .optopt(
+            "",
+            "max-repeat",
+            "most times one path segment may recur (default 3)",
+            "n",
+        )
+        .optflag(
+            "",
+            "allow-private",
+            "admit URLs whose host is a private or loopback IP address",
         );
     let o = p.parse_env();
     let monitor = o.matches.opt_present("m");
@@ -173,6 +209,20 @@ fn main() {
         None => format!("nlpcrawl/{version}"),
     };
     let hosts = o.value("fetch-hosts", 64usize).or_exit().max(1);
+    // Redirect targets and Sitemap lines are admitted as nlpc-scan admits links.
+    let d = Filter::default();
+    let lists = Filter::from_lists(
+        &o.list("filter-scheme", ""),
+        &o.list("filter-auth", ""),
+        o.matches.opt_present("allow-private"),
+    )
+    .unwrap_or_else(|e| o.usage_error(e).exit());
+    let admit = Filter {
+        max_len: o.value("max-url-length", d.max_len).or_exit(),
+        max_depth: o.value("max-path-depth", d.max_depth).or_exit(),
+        max_repeat: o.value("max-repeat", d.max_repeat).or_exit(),
+        ..lists
+    };
     let cfg = Config {
         policy,
         hosts,
@@ -204,6 +254,7 @@ fn main() {
             .duration("robots-ttl", Duration::from_secs(86_400))
             .or_exit(),
         max_redirects: o.value("fetch-redirects", 5u8).or_exit(),
+        admit,
         monitor,
     };
     let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));

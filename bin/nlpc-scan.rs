@@ -8,7 +8,7 @@ use nlpcrawl::stage::scan::{self, Config};
 use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::record::State;
 use nlpcrawl::store::{self, Store};
-use nlpcrawl::web::admit::{self, Filter};
+use nlpcrawl::web::admit::Filter;
 
 const NAME: &str = "nlpc-scan";
 
@@ -54,22 +54,26 @@ fn main() {
             "max-repeat",
             "most times one path segment may recur (default 3)",
             "n",
+        )
+        .optflag(
+            "",
+            "allow-private",
+            "admit URLs whose host is a private or loopback IP address",
         );
     let o = p.parse_env();
     log::init(NAME, o.common.debug);
     let d = Filter::default();
-    let auth = admit::host_patterns(&o.list("filter-auth", ""))
-        .unwrap_or_else(|e| o.usage_error(format!("--filter-auth: {e}")).exit());
+    let lists = Filter::from_lists(
+        &o.list("filter-scheme", ""),
+        &o.list("filter-auth", ""),
+        o.matches.opt_present("allow-private"),
+    )
+    .unwrap_or_else(|e| o.usage_error(e).exit());
     let filter = Filter {
-        schemes: o
-            .list("filter-scheme", "http https")
-            .iter()
-            .map(|s| s.to_ascii_lowercase())
-            .collect(),
-        auth,
         max_len: o.value("max-url-length", d.max_len).or_exit(),
         max_depth: o.value("max-path-depth", d.max_depth).or_exit(),
         max_repeat: o.value("max-repeat", d.max_repeat).or_exit(),
+        ..lists
     };
     let cfg = Config {
         filter,

@@ -394,6 +394,7 @@ impl Shared {
                     push_list(a, "filter-auth", &self.filter_auth);
                     push_flag(a, "--filter-ascend", self.filter_ascend);
                     push_flag(a, "--filter-ascend-scan", self.filter_ascend_scan);
+                    push_flag(a, "--allow-private", self.allow_private);
                 }
                 "nlpc-resolve" => {
                     push_list(a, "nameserver", &self.nameserver);
@@ -411,6 +412,10 @@ impl Shared {
                     push_list(a, "filter-lang", &self.filter_lang);
                     push_opt(a, "from", &self.from);
                     push_opt(a, "bot-url", &self.bot_url);
+                    // Redirect targets and Sitemap lines pass scan's admission.
+                    push_list(a, "filter-scheme", &self.filter_scheme);
+                    push_list(a, "filter-auth", &self.filter_auth);
+                    push_flag(a, "--allow-private", self.allow_private);
                 }
                 "nlpc-vrfy" => {
                     push_list(a, "filter-charset", &self.filter_charset);
@@ -441,26 +446,13 @@ impl Shared {
         Ok(out)
     }
 
-    /// The filter the seeds must pass: nlpc-scan's scheme and host filters.
+    /// The filter the seeds must pass: nlpc-scan's admission.
     pub fn seed_filter(&self) -> Result<crate::web::admit::Filter> {
-        let auth = crate::web::admit::host_patterns(&self.filter_auth)
-            .map_err(|e| Error::Usage(format!("--filter-auth: {e}")))?;
-        let schemes: Vec<String> = self
-            .filter_scheme
-            .iter()
-            .flat_map(|s| s.split([' ', ',']))
-            .filter(|s| !s.is_empty())
-            .map(str::to_ascii_lowercase)
-            .collect();
-        let d = crate::web::admit::Filter::default();
-        Ok(crate::web::admit::Filter {
-            schemes: if schemes.is_empty() {
-                d.schemes.clone()
-            } else {
-                schemes
-            },
-            auth,
-            ..d
-        })
+        crate::web::admit::Filter::from_lists(
+            &self.filter_scheme,
+            &self.filter_auth,
+            self.allow_private,
+        )
+        .map_err(Error::Usage)
     }
 }
