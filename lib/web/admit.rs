@@ -369,12 +369,15 @@ mod tests {
             );
         }
         for u in [
-            "http://192.0.2.1/",
-            "http://[2001:db8::1]/",
+            "http://100.128.2.1/",
+            "http://[2a01:db8::1]/",
             "http://ten.lv/",
         ] {
             assert!(f.admit(u, None).is_ok(), "{u}");
         }
+        // The documentation ranges are special-purpose too.
+        assert!(f.admit("http://192.0.2.1/", None).is_err());
+        assert!(f.admit("http://[2001:db8::1]/", None).is_err());
         let open = Filter {
             allow_private: true,
             ..Filter::default()
