@@ -437,3 +437,51 @@ fn the_terminal_monitor_fits_80_by_24() {
         assert!(body.contains(want), "{want} missing from\n{body}");
     }
 }
+
+#[test]
+fn nlpcd_gives_the_fetcher_its_admission_filters() {
+    let srv = Server::start("127.0.0.91");
+    let inside = srv.url("127.0.0.91", "/inside.html");
+    srv.route("/away", Reply::redirect(301, "http://elsewhere.test/"));
+    srv.route("/in", Reply::redirect(301, &inside));
+    srv.route("/inside.html", Reply::html("<p>iekšā</p>"));
+    srv.route(
+        "/robots.txt",
+        Reply::new(
+            200,
+            "text/plain",
+            "Sitemap: http://elsewhere.test/map.xml\n",
+        ),
+    );
+    let c = Crawl::new();
+    let st = c.store();
+    let away = srv.url("ok.test", "/away");
+    let inn = srv.url("ok.test", "/in");
+    plant_ready(&st, &away, &srv.ip());
+    plant_ready(&st, &inn, &srv.ip());
+    drop(st);
+    let o = c
+        .cmd("nlpcd")
+        .args(["--once", "--fetch-polite", "0", "--allow-private"])
+        .args(["--filter-auth", "ok.test 127.0.0.91"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let st = c.store();
+    let r = record(&st, &away);
+    assert_eq!(
+        (r.state, r.reason.as_str()),
+        (
+            State::Rejected,
+            "redirect to a URL not admitted: host not allowed (elsewhere.test)"
+        )
+    );
+    // --allow-private reached the fetcher too: the redirect to an address
+    // inside was admitted (and, with nlpc-resolve allowing it, fetched).
+    assert_eq!(record(&st, &inn).state, State::Redirect);
+    assert_ne!(record(&st, &inside).state, State::New);
+    let rd = st.read().unwrap();
+    for u in ["http://elsewhere.test/", "http://elsewhere.test/map.xml"] {
+        assert!(rd.lookup(u).unwrap().is_none(), "{u} became a record");
+    }
+}

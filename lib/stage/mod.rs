@@ -30,5 +30,6 @@ pub fn admission(o: &Parsed) -> Result<Filter> {
         max_len: o.int("max-url-length")?,
         max_depth: o.int("max-path-depth")?,
         max_repeat: o.int("max-repeat")?,
+        allow_private: o.flag("allow-private"),
     })
 }

@@ -220,8 +220,8 @@ pub static OPTIONS: &[Opt] = &[
     flag(
         "allow-private",
         None,
-        "accept hosts on loopback, private, link-local and multicast addresses",
-        NLPCD | RESOLVE | FETCH,
+        "accept hosts on loopback, private, link-local and other non-public addresses",
+        NLPCD | SCAN | RESOLVE | FETCH,
     ),
     // nlpc-scan.
     flag(

@@ -17,9 +17,6 @@ impl Config {
             polite: o.duration("fetch-polite")?,
             pipeline: o.int("fetch-pipeline")?,
         };
-        // The admission options are checked here so nlpcd refuses a bad
-        // one before it starts anything; the redirect filter reads them.
-        crate::stage::admission(o)?;
         let types: Vec<String> = o
             .list("filter-type")
             .iter()
@@ -59,6 +56,7 @@ impl Config {
             },
             robots_ttl: o.duration("robots-ttl")?,
             max_redirects: o.int("fetch-redirects")?,
+            admit: crate::stage::admission(o)?,
             monitor: o.flag("m"),
         })
     }
