@@ -23,6 +23,17 @@ fn main() {
             "history",
             "print the stored and archived versions of this URL",
             "url",
+        )
+        .optflag(
+            "",
+            "check",
+            "check every page, record and index entry; print the problems",
+        )
+        .optopt(
+            "",
+            "backup",
+            "copy the database, compacted, to dir/data.mdb while it runs",
+            "dir",
         );
     let o = p.parse_env();
     let sel = list::selector(&o).or_exit();
@@ -37,11 +48,33 @@ fn main() {
         o.usage_error("--history takes no other selector and no -c")
             .exit();
     }
+    let check = o.matches.opt_present("check");
+    let backup = o.matches.opt_str("backup");
+    let selected = o.matches.opt_present("c")
+        || history.is_some()
+        || !o.free().is_empty()
+        || !sel.states.is_empty()
+        || !sel.auth.is_empty();
+    if (check || backup.is_some()) && (selected || (check && backup.is_some())) {
+        o.usage_error("--check and --backup take no other option but the paths")
+            .exit();
+    }
     let opts = store::Options {
         read_only: true,
         ..store::Options::default()
     };
     let st = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
+    if check {
+        run_check(&st);
+    }
+    if let Some(dir) = backup {
+        let dir = std::path::Path::new(&dir);
+        match st.backup(dir) {
+            Ok(n) => println!("{}: {n} bytes", dir.join("data.mdb").display()),
+            Err(e) => daemon::fail(NAME, e),
+        }
+        return;
+    }
     let rd = st.read().unwrap_or_else(|e| daemon::fail(NAME, e));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -123,4 +156,23 @@ fn print_history(
         }
     }
     Ok(())
+}
+
+/// `--check`: one line per problem, a summary, and exit 1 if any.
+fn run_check(st: &Store) -> ! {
+    let rep = st.check_all().unwrap_or_else(|e| daemon::fail(NAME, e));
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for p in &rep.problems {
+        let _ = writeln!(out, "{p}");
+    }
+    let _ = writeln!(
+        out,
+        "checked {} records and {} index entries: {} problems",
+        rep.records,
+        rep.index_entries,
+        rep.problems.len()
+    );
+    let _ = out.flush();
+    std::process::exit(if rep.problems.is_empty() { 0 } else { 1 })
 }

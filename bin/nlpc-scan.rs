@@ -54,6 +54,11 @@ fn main() {
             "max-repeat",
             "most times one path segment may recur (default 3)",
             "n",
+        )
+        .optflag(
+            "",
+            "create",
+            "seeding: start a new database over an empty data.mdb or a lone lock.mdb",
         );
     let o = p.parse_env();
     log::init(NAME, o.common.debug);
@@ -80,8 +85,16 @@ fn main() {
 
     if !o.free().is_empty() {
         // Seeding mode: insert the operands (or stdin's lines) and exit.
-        let store = Store::open(&o.common.db, store::Options::default())
-            .unwrap_or_else(|e| daemon::fail(NAME, e));
+        let create = if o.matches.opt_present("create") {
+            store::Create::Force
+        } else {
+            store::Create::IfAbsent
+        };
+        let opts = store::Options {
+            create,
+            ..store::Options::default()
+        };
+        let store = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
         let from_stdin = o.free() == ["-"];
         let operands = o.free().to_vec();
         let urls: Box<dyn Iterator<Item = (usize, String)>> = if from_stdin {
@@ -99,6 +112,10 @@ fn main() {
         std::process::exit(if rep.bad > 0 { 2 } else { 0 });
     }
 
+    if o.matches.opt_present("create") {
+        o.usage_error("--create applies to seeding only: give URLs or -")
+            .exit();
+    }
     let cache = Cache::new(&o.common.cache);
     let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));
     if let Err(e) = d.run(&[State::Verified], |d| scan::step(d, &cfg, &cache)) {

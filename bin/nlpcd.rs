@@ -41,6 +41,9 @@ struct Opts {
     /// Run until no record can advance, then stop every daemon and exit.
     #[arg(long)]
     once: bool,
+    /// Start a new database even over an empty data.mdb or a lone lock.mdb.
+    #[arg(long)]
+    create: bool,
     /// Append the daemons' log lines to this file (default: standard error;
     /// with -m, DBPATH/nlpcd.log).
     #[arg(long, value_name = "file")]
@@ -180,6 +183,7 @@ fn main() {
         filter,
         daemons,
         once: o.once,
+        create: o.create,
         monitor: o.monitor,
         log,
     };
