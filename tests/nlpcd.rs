@@ -254,16 +254,14 @@ fn a_second_nlpcd_is_refused_and_sigterm_stops_every_daemon() {
 fn a_daemon_that_keeps_failing_makes_nlpcd_give_up() {
     let web = Web::start(70);
     let c = Crawl::new();
-    let missing = c.tmp.path().join("no-such-dictionary");
+    // A dictionary nlpcd can open (it checks that much before it starts)
+    // but nlpc-vrfy cannot load: not UTF-8.
+    let bad = c.tmp.path().join("bad-dictionary");
+    std::fs::write(&bad, b"labs\nsl\xefkts\n").unwrap();
     let o = nlpcd(
         &c,
         &web,
-        &[
-            "--once",
-            "--filter-dict",
-            missing.to_str().unwrap(),
-            &web.seed,
-        ],
+        &["--once", "--filter-dict", bad.to_str().unwrap(), &web.seed],
     )
     .output()
     .unwrap();
@@ -272,7 +270,7 @@ fn a_daemon_that_keeps_failing_makes_nlpcd_give_up() {
     assert!(err.contains("nlpc-vrfy failed 5 times"), "{err}");
     assert!(err.contains("giving up"), "{err}");
     assert!(
-        err.contains("no-such-dictionary"),
+        err.contains("bad-dictionary") && err.contains("not UTF-8"),
         "the daemon's own error is not shown: {err}"
     );
 }
@@ -437,5 +435,53 @@ fn the_terminal_monitor_fits_80_by_24() {
         "recent errors",
     ] {
         assert!(body.contains(want), "{want} missing from\n{body}");
+    }
+}
+
+#[test]
+fn nlpcd_gives_the_fetcher_its_admission_filters() {
+    let srv = Server::start("127.0.0.91");
+    let inside = srv.url("127.0.0.91", "/inside.html");
+    srv.route("/away", Reply::redirect(301, "http://elsewhere.test/"));
+    srv.route("/in", Reply::redirect(301, &inside));
+    srv.route("/inside.html", Reply::html("<p>iekšā</p>"));
+    srv.route(
+        "/robots.txt",
+        Reply::new(
+            200,
+            "text/plain",
+            "Sitemap: http://elsewhere.test/map.xml\n",
+        ),
+    );
+    let c = Crawl::new();
+    let st = c.store();
+    let away = srv.url("ok.test", "/away");
+    let inn = srv.url("ok.test", "/in");
+    plant_ready(&st, &away, &srv.ip());
+    plant_ready(&st, &inn, &srv.ip());
+    drop(st);
+    let o = c
+        .cmd("nlpcd")
+        .args(["--once", "--fetch-polite", "0", "--allow-private"])
+        .args(["--filter-auth", "ok.test 127.0.0.91"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let st = c.store();
+    let r = record(&st, &away);
+    assert_eq!(
+        (r.state, r.reason.as_str()),
+        (
+            State::Rejected,
+            "redirect to a URL not admitted: host not allowed (elsewhere.test)"
+        )
+    );
+    // --allow-private reached the fetcher too: the redirect to an address
+    // inside was admitted (and, with nlpc-resolve allowing it, fetched).
+    assert_eq!(record(&st, &inn).state, State::Redirect);
+    assert_ne!(record(&st, &inside).state, State::New);
+    let rd = st.read().unwrap();
+    for u in ["http://elsewhere.test/", "http://elsewhere.test/map.xml"] {
+        assert!(rd.lookup(u).unwrap().is_none(), "{u} became a record");
     }
 }
