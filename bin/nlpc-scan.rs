@@ -27,8 +27,7 @@ fn main() {
             create,
             ..store::Options::default()
         };
-        let store = Store::open(&o.common.db, opts)
-            .unwrap_or_else(|e| daemon::fail(NAME, e));
+        let store = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
         let from_stdin = o.free() == ["-"];
         let operands = o.free().to_vec();
         let urls: Box<dyn Iterator<Item = (usize, String)>> = if from_stdin {

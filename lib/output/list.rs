@@ -53,7 +53,8 @@ impl Config {
             || s.pattern.is_some()
             || !s.states.is_empty()
             || !s.auth.is_empty();
-        if (cfg.check || cfg.backup.is_some()) && (selected || (cfg.check && cfg.backup.is_some())) {
+        if (cfg.check || cfg.backup.is_some()) && (selected || (cfg.check && cfg.backup.is_some()))
+        {
             return Err(Error::Usage(
                 "--check and --backup take no other option but the paths".into(),
             ));

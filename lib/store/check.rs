@@ -387,7 +387,11 @@ impl<'f> Pages<'f> {
             usize::from(u16_at(page, W + 4)),
             usize::from(u16_at(page, W + 6)),
         );
-        if lower < PAGEHDRSZ || lower > upper || upper > psize || (lower - PAGEHDRSZ) % 2 != 0 {
+        if lower < PAGEHDRSZ
+            || lower > upper
+            || upper > psize
+            || !(lower - PAGEHDRSZ).is_multiple_of(2)
+        {
             return Err(format!(
                 "page {pgno} has impossible bounds (lower {lower}, upper {upper})"
             ));

@@ -79,7 +79,7 @@ fn map_range(data: &Path) -> Option<(usize, usize)> {
             usize::from_str_radix(b, 16).ok()?,
         );
         // The largest mapping is LMDB's map (the meta reads are smaller).
-        if range.map_or(true, |(x, y)| b - a > y - x) {
+        if range.is_none_or(|(x, y)| b.saturating_sub(a) > y - x) {
             range = Some((a, b));
         }
     }
