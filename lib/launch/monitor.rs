@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use crate::document::escape::controls;
 use crate::error::Result;
 use crate::launch::child::Daemon;
 use crate::stage::fetch::STATS_KEY;
@@ -23,8 +24,10 @@ pub struct Monitor {
 
 const WIDTH: usize = 80;
 
+/// A line cut to the screen's width, its control characters escaped: host
+/// names, errors and exit reasons come from outside.
 fn fit(s: &str) -> String {
-    s.chars().take(WIDTH).collect()
+    controls(s).chars().take(WIDTH).collect()
 }
 
 fn human(n: f64) -> String {

@@ -12,6 +12,7 @@ use std::io::{self, BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use crate::document::charset::{self, Kind};
+use crate::document::escape::controls;
 use crate::document::lang::{self, Language};
 use crate::error::{Error, Result};
 use crate::output::warc::{self, Writer};
@@ -414,9 +415,11 @@ impl TextSink {
         };
         writeln!(
             self.index,
-            "{rel}\t{}\t{}\t{lang}\t{}\t{}\t{}",
-            it.rec.url,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            controls(&rel),
+            controls(&it.rec.url),
             clock::iso8601(it.v.fetched),
+            controls(lang),
             det.encoding.name(),
             hex(&it.v.hash),
             if it.current { "current" } else { "archived" }
