@@ -186,3 +186,124 @@ fn a_redirect_without_a_usable_location_says_so() {
     }
     assert_eq!(urls_in(&st, State::New), Vec::<String>::new());
 }
+
+/// A small tmpfs, unmounted when dropped.
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    /// None when mounting is not allowed here (not root).
+    fn mount(dir: &std::path::Path, size: &str) -> Option<Tmpfs> {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Tmpfs(dir.to_path_buf()))
+    }
+    fn resize(&self, size: &str) {
+        let s = std::process::Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(&self.0)
+            .status()
+            .unwrap();
+        assert!(s.success(), "remount {}", self.0.display());
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_stops_the_fetcher_and_loses_nothing() {
+    use nlpcrawl::store::cache::temporaries;
+    let c = Crawl::new();
+    let disk = c.tmp.path().join("disk");
+    let Some(fs) = Tmpfs::mount(&disk, "2m") else {
+        println!("skipped: needs root to mount a tmpfs");
+        return;
+    };
+    let srv = Server::start("127.0.0.73");
+    let st = c.store();
+    let mut urls = Vec::new();
+    for i in 0..16 {
+        let path = format!("/big{i}.html");
+        // 300 KB each: the 2 MB disk holds six or so.
+        let body = format!("<p>{i}</p>{}", "x".repeat(300_000 + i));
+        srv.route(&path, Reply::html(body));
+        let u = srv.url("full.test", &path);
+        plant_ready(&st, &u, &srv.ip());
+        urls.push(u);
+    }
+    drop(st);
+    let cache_dir = disk.join("cache");
+    let archive_dir = disk.join("archive");
+    let fetch = || {
+        let p = c.tmp.path();
+        std::process::Command::new(exe("nlpc-fetch"))
+            .arg("-p")
+            .arg(p.join("db"))
+            .arg("-f")
+            .arg(&cache_dir)
+            .arg("-a")
+            .arg(&archive_dir)
+            .arg("-r")
+            .arg(p.join("rep"))
+            .args(["--once", "--fetch-polite", "0"])
+            .output()
+            .unwrap()
+    };
+    // Every FRESH record's body is in the cache, whole: the file was in
+    // place before the record that points to it was committed.
+    let check_bodies = || -> usize {
+        let st = c.store();
+        let cache = nlpcrawl::store::cache::Cache::new(&cache_dir);
+        let fresh = urls_in(&st, State::Fresh);
+        for u in &fresh {
+            let (key, r) = st.read().unwrap().lookup(u).unwrap().unwrap();
+            let body = cache
+                .read(&key)
+                .unwrap()
+                .unwrap_or_else(|| panic!("{u}: FRESH without a body"));
+            assert_eq!(body.len() as u64, r.size, "{u}");
+            assert_eq!(*blake3::hash(&body).as_bytes(), r.hash, "{u}");
+        }
+        assert_consistent(&st, true);
+        fresh.len()
+    };
+
+    let o = fetch();
+    let err = stderr(&o);
+    assert_ne!(
+        o.status.code(),
+        Some(0),
+        "a full disk went unnoticed: {err}"
+    );
+    let full: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("No space left on device"))
+        .collect();
+    assert_eq!(full.len(), 1, "{err}");
+    assert!(full[0].contains(&cache_dir.display().to_string()), "{err}");
+    let stored = check_bodies();
+    assert!(stored > 0 && stored < urls.len(), "{stored} stored: {err}");
+    assert_eq!(temporaries(&cache_dir), Vec::<std::path::PathBuf>::new());
+
+    // A temporary file a killed writer left in the archive goes at the
+    // next start. (No process has a pid this large.)
+    let orphan_dir = archive_dir.join("ab").join("ab00");
+    std::fs::create_dir_all(&orphan_dir).unwrap();
+    let orphan = orphan_dir.join(".tmp.1-0000.999999999");
+    std::fs::write(&orphan, "partial").unwrap();
+
+    // Space freed: the crawl goes on where it stopped.
+    fs.resize("64m");
+    let o = fetch();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(check_bodies(), urls.len());
+    assert!(!orphan.exists(), "an orphaned temporary file was left");
+    assert_eq!(temporaries(&cache_dir), Vec::<std::path::PathBuf>::new());
+}

@@ -407,7 +407,7 @@ impl TextSink {
             h => h,
         };
         let rel = format!("{host}/{}.{}.txt", it.key.hex(), it.v.fetched);
-        cache::write_atomic(&self.dir.join(&rel), text.as_bytes())?;
+        cache::write_export(&self.dir.join(&rel), text.as_bytes())?;
         let lang = if it.rec.language.is_empty() {
             "-"
         } else {
