@@ -307,3 +307,48 @@ fn a_full_disk_stops_the_fetcher_and_loses_nothing() {
     assert!(!orphan.exists(), "an orphaned temporary file was left");
     assert_eq!(temporaries(&cache_dir), Vec::<std::path::PathBuf>::new());
 }
+
+#[test]
+fn a_planted_url_with_raw_controls_is_escaped_by_list_and_dump() {
+    use nlpcrawl::store::record::Record;
+    let c = Crawl::new();
+    let st = c.store();
+    // Admission percent-encodes controls; a record planted past it keeps
+    // them raw, as a damaged or foreign database might.
+    let url = "http://raw.test/a\x1b[2J\x07\x7f\u{9b}b\tc\nd";
+    let body = b"<html><body><p>Labdien, pasaule.</p></body></html>";
+    let mut r = Record::new(url, 1);
+    r.state = State::Verified;
+    r.content_type = "text/html".into();
+    r.charset = "utf-8".into();
+    r.language = "lv\x1b]0;owned\x07".into();
+    r.status = 200;
+    r.fetched = 2;
+    r.size = body.len() as u64;
+    r.hash = *blake3::hash(body).as_bytes();
+    let key = insert_new(&st, &r);
+    c.cache().write(&key, body).unwrap();
+    drop(st);
+    let escaped = "http://raw.test/a\\x1b[2J\\x07\\x7f\\u{9b}b\\x09c\\x0ad";
+
+    let o = c.run("nlpc-list", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    no_controls("nlpc-list", &o.stdout, true);
+    let out = stdout(&o);
+    let fields: Vec<&str> = out.trim_end_matches('\n').split('\t').collect();
+    assert_eq!(fields.len(), 11, "{out}");
+    assert_eq!(fields[1], escaped);
+    assert_eq!(fields[4], "lv\\x1b]0;owned\\x07");
+
+    let dir = c.tmp.path().join("text");
+    let o = c.run("nlpc-dump", &["--text", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    no_controls("nlpc-dump's log", &o.stderr, false);
+    let idx = std::fs::read(dir.join("index.tsv")).unwrap();
+    no_controls("index.tsv", &idx, true);
+    let idx = String::from_utf8(idx).unwrap();
+    let fields: Vec<&str> = idx.trim_end_matches('\n').split('\t').collect();
+    assert_eq!(fields.len(), 7, "{idx}");
+    assert_eq!(fields[1], escaped);
+    assert_eq!(fields[3], "lv\\x1b]0;owned\\x07");
+}
