@@ -466,7 +466,7 @@ fn a_seed_file_with_bad_lines_seeds_every_good_one_and_names_each_bad_one() {
     // 6: not a URL.
     input.extend_from_slice(b"''\n");
     // 7: 10 MB on one line.
-    input.extend(std::iter::repeat(b'x').take(10 << 20));
+    input.resize(input.len() + (10 << 20), b'x');
     input.push(b'\n');
     // 8: a CRLF ending.
     input.extend_from_slice(b"http://after.test/\r\n");

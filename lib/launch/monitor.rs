@@ -181,3 +181,15 @@ impl Monitor {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_screen_line_shows_controls_as_escapes_and_fits() {
+        assert_eq!(fit("host\x1b[2J \u{9b}x"), "host\\x1b[2J \\u{9b}x");
+        let long = format!("{}\x1b", "é".repeat(WIDTH));
+        assert_eq!(fit(&long).chars().count(), WIDTH);
+    }
+}
