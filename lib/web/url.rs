@@ -314,7 +314,9 @@ pub fn strip_session_ids(url: String) -> String {
     let is_session = |p: &str| {
         let name = p.split('=').next().unwrap_or("");
         SESSION_PARAMS.iter().any(|s| name.eq_ignore_ascii_case(s))
-            || (name.len() >= 12 && name[..12].eq_ignore_ascii_case("aspsessionid"))
+            || name
+                .get(..12)
+                .is_some_and(|n| n.eq_ignore_ascii_case("aspsessionid"))
     };
     let query = q_at.map(|i| &url[i + 1..]);
     let query_has_session = query.is_some_and(|q| q.split('&').any(is_session));
@@ -426,6 +428,11 @@ mod tests {
             "http://h/a?x=2"
         );
         assert_eq!(strip_session_ids("http://h/a?sid=3".into()), "http://h/a");
+        // Byte 12 falls inside "ū": no panic, and not a session id.
+        assert_eq!(
+            strip_session_ids("http://h/a?aspsessioniūd=1".into()),
+            "http://h/a?aspsessioniūd=1"
+        );
         assert_eq!(
             strip_session_ids("http://h/a?side=3".into()),
             "http://h/a?side=3"
