@@ -203,6 +203,7 @@ fn rep_file(data: &[u8]) {
         if let Ok(Some(e)) = cache.load(origin) {
             let _ = e.robots();
         }
+        let _ = std::fs::remove_file(&path);
     }
 }
 

@@ -92,18 +92,16 @@ impl Base {
         // may take it: "%7e" or a stray "%" must come out as the parser's do.
         let normalised = normalise_percent(url.path()) == url.path()
             && url.query().is_none_or(|q| normalise_percent(q) == q);
-        let fast = if matches!(url.scheme(), "http" | "https")
-            && url.fragment().is_none()
-            && normalised
-        {
-            let ser = url.as_str();
-            let origin = origin_of(ser).len();
-            let query = ser.find('?').unwrap_or(ser.len());
-            let dir = ser[..query].rfind('/').map(|i| i + 1).unwrap_or(query);
-            (dir >= origin).then_some((origin, dir, query))
-        } else {
-            None
-        };
+        let fast =
+            if matches!(url.scheme(), "http" | "https") && url.fragment().is_none() && normalised {
+                let ser = url.as_str();
+                let origin = origin_of(ser).len();
+                let query = ser.find('?').unwrap_or(ser.len());
+                let dir = ser[..query].rfind('/').map(|i| i + 1).unwrap_or(query);
+                (dir >= origin).then_some((origin, dir, query))
+            } else {
+                None
+            };
         Ok(Base { url, fast })
     }
 
@@ -426,10 +424,17 @@ mod tests {
             ("http://h/a?%zz", "/c"),
         ] {
             let base = Base::parse(b).unwrap();
-            assert_eq!(base.join(r), base.join_parsed(r), "base {b:?} reference {r:?}");
+            assert_eq!(
+                base.join(r),
+                base.join_parsed(r),
+                "base {b:?} reference {r:?}"
+            );
         }
         assert_eq!(
-            Base::parse("http://h/%7euser/a").unwrap().join("b").unwrap(),
+            Base::parse("http://h/%7euser/a")
+                .unwrap()
+                .join("b")
+                .unwrap(),
             "http://h/~user/b"
         );
     }
