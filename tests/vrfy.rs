@@ -83,7 +83,10 @@ fn strict() -> Config {
             .split(' ')
             .map(|l| charset::resolve(l).unwrap())
             .collect(),
-        langs: vec![lang::parse("lv").unwrap(), lang::parse("lit").unwrap()],
+        langs: vec![
+            lang::parse_detectable("lv").unwrap(),
+            lang::parse_detectable("lit").unwrap(),
+        ],
         dict: Some(Dict::load(&corpus().join("lv.dict")).unwrap()),
         ..Config::default()
     }
@@ -227,7 +230,10 @@ fn language_filters_and_thresholds() {
     let rec = record(&c);
     let only = |langs: &[&str], f: &dyn Fn(&mut Config)| {
         let mut cfg = Config {
-            langs: langs.iter().map(|l| lang::parse(l).unwrap()).collect(),
+            langs: langs
+                .iter()
+                .map(|l| lang::parse_detectable(l).unwrap())
+                .collect(),
             ..Config::default()
         };
         f(&mut cfg);
@@ -434,7 +440,10 @@ fn bad_options_print_usage_and_fail() {
         ),
         (vec!["--filter-dict-pct", "120"], "not between 0 and 100"),
         (vec!["--lang-min-conf", "2"], "not between 0 and 1"),
-        (vec!["--lang-min-text", "many"], "not a valid value"),
+        (
+            vec!["--lang-min-text", "many"],
+            "\"many\" is not a whole number",
+        ),
         (vec!["extra"], "no operands"),
     ] {
         let o = crawl.run("nlpc-vrfy", &args);

@@ -82,9 +82,33 @@ pub struct Detected {
 }
 
 /// Resolves a label as WHATWG does (case and surrounding white space
-/// ignored); None for a label WHATWG does not know.
+/// ignored); None for a label WHATWG does not know. This is the one place
+/// a charset label read from a user or a server becomes a charset:
+/// `--filter-charset`, `--use-charset`, the Content-Type check and the
+/// record's charset field all go through it.
 pub fn resolve(label: &str) -> Option<&'static Encoding> {
-    Encoding::for_label(label.as_bytes())
+    Encoding::for_label(label.trim().as_bytes())
+}
+
+/// A charset label no WHATWG encoding has.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown charset {0:?}")]
+pub struct UnknownCharset(pub String);
+
+/// The charset a user's label names, or why it names none.
+pub fn parse(label: &str) -> Result<&'static Encoding, UnknownCharset> {
+    resolve(label).ok_or_else(|| UnknownCharset(label.to_string()))
+}
+
+/// A charset's WHATWG canonical name, lowercase: as records store it and
+/// messages print it.
+pub fn name(e: &'static Encoding) -> String {
+    e.name().to_ascii_lowercase()
+}
+
+/// The canonical name (see [`name`]) of a label; None for an unknown one.
+pub fn canonical(label: &str) -> Option<String> {
+    resolve(label).map(name)
 }
 
 /// The `charset` parameter of a Content-Type value, if any.
@@ -462,6 +486,28 @@ mod tests {
             Some("koi8-r")
         );
         assert_eq!(content_type_charset("text/html"), None);
+    }
+
+    #[test]
+    fn labels() {
+        // Every spelling of one encoding is one canonical name.
+        for l in [
+            "latin1",
+            "ISO-8859-1",
+            " windows-1252 ",
+            "cp1252",
+            "US-ASCII",
+        ] {
+            assert_eq!(canonical(l).as_deref(), Some("windows-1252"), "{l}");
+        }
+        assert_eq!(canonical("cp1257").as_deref(), Some("windows-1257"));
+        assert_eq!(canonical("UTF8").as_deref(), Some("utf-8"));
+        assert_eq!(canonical("sjis").as_deref(), Some("shift_jis"));
+        assert_eq!(canonical("nonsense"), None);
+        assert_eq!(parse("koi8-r"), Ok(KOI8_R));
+        let e = parse("latin-99").unwrap_err();
+        assert_eq!(e.to_string(), "unknown charset \"latin-99\"");
+        assert_eq!(name(WINDOWS_1257), "windows-1257");
     }
 
     #[test]

@@ -12,9 +12,11 @@ use std::io::{self, BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use crate::document::charset::{self, Kind};
+use crate::document::lang::{self, Language};
 use crate::error::{Error, Result};
 use crate::output::warc::{self, Writer};
 use crate::run::clock;
+use crate::run::options::Parsed;
 use crate::store::archive::{self, Archive, Version};
 use crate::store::cache::{self, Cache};
 use crate::store::record::{Record, State};
@@ -31,13 +33,38 @@ pub struct Config {
     /// Which records; states default to [`CORPUS`] and may only be those.
     pub select: Selector,
     /// `--lang`: only records in one of these languages (empty: any).
-    pub langs: Vec<String>,
+    pub langs: Vec<Language>,
     /// `--archived`: earlier versions too, from the archive.
     pub archived: bool,
     /// `--warc`: the WARC file, or `-` for standard output.
     pub warc: Option<PathBuf>,
     /// `--text`: the directory of text files.
     pub text: Option<PathBuf>,
+}
+
+impl Config {
+    /// nlpc-dump's configuration from its options.
+    pub fn from_options(o: &Parsed) -> Result<Config> {
+        let select = o.selector()?;
+        if let Some(s) = select.states.iter().find(|s| !CORPUS.contains(s)) {
+            return Err(Error::Usage(format!(
+                "-s: {s} records are not part of the corpus (VERIFIED, SCANNED)"
+            )));
+        }
+        let cfg = Config {
+            select,
+            langs: o.langs("lang")?,
+            archived: o.flag("archived"),
+            warc: o.path("warc"),
+            text: o.path("text"),
+        };
+        if cfg.warc.is_none() && cfg.text.is_none() {
+            return Err(Error::Usage(
+                "nothing to do: give --warc, --text or both".into(),
+            ));
+        }
+        Ok(cfg)
+    }
 }
 
 /// What a dump wrote.
@@ -415,7 +442,6 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
     if sel.states.is_empty() {
         sel.states = CORPUS.to_vec();
     }
-    let langs: Vec<String> = cfg.langs.iter().map(|l| l.to_ascii_lowercase()).collect();
     let warc_path = cfg.warc.clone().unwrap_or_default();
     let mut sink = match &cfg.warc {
         Some(p) => Some(WarcSink::open(p, cfg)?),
@@ -436,7 +462,11 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
     let mut rep = Report::default();
     let rd = store.read()?;
     let res = sel.walk(&rd, |key, rec| {
-        if !langs.is_empty() && !langs.contains(&rec.language.to_ascii_lowercase()) {
+        // The stored language is nlpc-vrfy's code, looked up in the same
+        // table as the option, so `--lang lvs` finds "lv".
+        if !cfg.langs.is_empty()
+            && !lang::of_tag(&rec.language).is_some_and(|l| cfg.langs.contains(&l))
+        {
             return Ok(true);
         }
         let mut items: Vec<Item<'_>> = Vec::new();

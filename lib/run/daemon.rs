@@ -12,8 +12,8 @@ use crate::error::Result;
 use crate::info;
 use crate::run::clock;
 use crate::run::options::Common;
-use crate::store::record::{Lease, State};
-use crate::store::{self, Store};
+use crate::store::record::{Lease, Record, State};
+use crate::store::{self, Key, Store};
 
 /// A lease older than this is reclaimed even if its owner still runs: no
 /// daemon holds a record that long on purpose.
@@ -128,10 +128,15 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// Blocks stop signals, opens the store and reclaims dead leases.
+    /// Blocks stop signals, opens the store (which must exist: only
+    /// seeding creates one) and reclaims dead leases.
     pub fn start(name: &'static str, common: Common) -> Result<Daemon> {
         let signals = Signals::block();
-        let store = Store::open(&common.db, store::Options::default())?;
+        let opts = store::Options {
+            create: store::Create::Never,
+            ..store::Options::default()
+        };
+        let store = Store::open(&common.db, opts)?;
         let d = Daemon {
             name,
             common,
@@ -148,6 +153,17 @@ impl Daemon {
             pid: std::process::id(),
             time: clock::real_now(),
         }
+    }
+
+    /// Leases up to `n` records of `state` under a fresh lease, in a
+    /// transaction of its own, so the work on them is done outside any
+    /// transaction and other daemons are not held up by it.
+    pub fn lease_batch(&self, state: State, n: usize) -> Result<(Lease, Vec<(Key, Record)>)> {
+        let lease = self.lease();
+        let mut w = self.store.write()?;
+        let batch = w.lease(state, n, lease)?;
+        w.commit()?;
+        Ok((lease, batch))
     }
 
     /// Returns the records of dead daemons to their input states.

@@ -15,6 +15,10 @@ use std::time::{Duration, Instant};
 use curl::easy::{Easy2, Handler, HttpVersion, List, WriteError};
 use curl::multi::{Easy2Handle, Multi};
 
+use encoding_rs::Encoding;
+
+use crate::document::charset;
+use crate::document::lang::{self, Language};
 use crate::error::{Error, Result};
 
 /// What a response must be to be read past its headers.
@@ -22,10 +26,10 @@ use crate::error::{Error, Result};
 pub struct HeaderFilter {
     /// Accepted MIME types, lowercase; empty accepts any.
     pub types: Vec<String>,
-    /// Accepted charsets as WHATWG canonical names, lowercase; empty accepts any.
-    pub charsets: Vec<String>,
-    /// Accepted languages (ISO 639-1 or 639-3); empty accepts any.
-    pub langs: Vec<String>,
+    /// Accepted charsets; empty accepts any.
+    pub charsets: Vec<&'static Encoding>,
+    /// Accepted languages; empty accepts any.
+    pub langs: Vec<Language>,
 }
 
 /// How the client talks to servers.
@@ -159,89 +163,6 @@ pub fn split_content_type(v: &str) -> (String, String) {
     (mime, charset)
 }
 
-/// The WHATWG canonical name of a charset label, lowercase; None for an
-/// unknown label.
-pub fn canonical_charset(label: &str) -> Option<String> {
-    encoding_rs::Encoding::for_label(label.trim().as_bytes()).map(|e| e.name().to_ascii_lowercase())
-}
-
-/// ISO 639-1 codes and their ISO 639-3 equivalents, for the languages a
-/// Content-Language header is likely to name.
-const LANG_CODES: &[(&str, &str)] = &[
-    ("af", "afr"),
-    ("ar", "ara"),
-    ("az", "aze"),
-    ("be", "bel"),
-    ("bg", "bul"),
-    ("bn", "ben"),
-    ("ca", "cat"),
-    ("cs", "ces"),
-    ("cy", "cym"),
-    ("da", "dan"),
-    ("de", "deu"),
-    ("el", "ell"),
-    ("en", "eng"),
-    ("eo", "epo"),
-    ("es", "spa"),
-    ("et", "est"),
-    ("fa", "pes"),
-    ("fi", "fin"),
-    ("fr", "fra"),
-    ("ga", "gle"),
-    ("he", "heb"),
-    ("hi", "hin"),
-    ("hr", "hrv"),
-    ("hu", "hun"),
-    ("hy", "hye"),
-    ("id", "ind"),
-    ("it", "ita"),
-    ("ja", "jpn"),
-    ("ka", "kat"),
-    ("kk", "kaz"),
-    ("ko", "kor"),
-    ("la", "lat"),
-    ("lt", "lit"),
-    ("lv", "lav"),
-    ("mk", "mkd"),
-    ("nb", "nob"),
-    ("nl", "nld"),
-    ("no", "nob"),
-    ("pl", "pol"),
-    ("pt", "por"),
-    ("ro", "ron"),
-    ("ru", "rus"),
-    ("sk", "slk"),
-    ("sl", "slv"),
-    ("sq", "sqi"),
-    ("sr", "srp"),
-    ("sv", "swe"),
-    ("th", "tha"),
-    ("tr", "tur"),
-    ("uk", "ukr"),
-    ("ur", "urd"),
-    ("uz", "uzb"),
-    ("vi", "vie"),
-    ("yi", "yid"),
-    ("zh", "cmn"),
-];
-
-/// The ISO 639-3 code of a language code (639-1 or 639-3), lowercase.
-pub fn lang_639_3(code: &str) -> String {
-    let c = code.trim().to_ascii_lowercase();
-    LANG_CODES
-        .iter()
-        .find(|(one, _)| *one == c)
-        .map(|(_, three)| three.to_string())
-        .unwrap_or(c)
-}
-
-/// True when a language tag ("lv-LV") names one of `langs`.
-pub fn lang_accepted(tag: &str, langs: &[String]) -> bool {
-    let primary = tag.split(['-', '_']).next().unwrap_or("");
-    let want = lang_639_3(primary);
-    langs.iter().any(|l| lang_639_3(l) == want)
-}
-
 impl HeaderFilter {
     /// Why these headers fail the filter, or None when they pass.
     pub fn refuse(&self, h: &Headers) -> Option<String> {
@@ -252,15 +173,19 @@ impl HeaderFilter {
             return Some(format!("content type {}", h.content_type));
         }
         if !self.charsets.is_empty() && !h.charset.is_empty() {
-            match canonical_charset(&h.charset) {
-                Some(c) if self.charsets.contains(&c) => {}
-                Some(c) => return Some(format!("charset {c}")),
+            match charset::resolve(&h.charset) {
+                Some(e) if self.charsets.contains(&e) => {}
+                Some(e) => return Some(format!("charset {}", charset::name(e))),
                 None => return Some(format!("unknown charset {}", h.charset)),
             }
         }
+        // A tag the language table does not know matches nothing.
         if !self.langs.is_empty()
             && !h.languages.is_empty()
-            && !h.languages.iter().any(|t| lang_accepted(t, &self.langs))
+            && !h
+                .languages
+                .iter()
+                .any(|t| lang::of_tag(t).is_some_and(|l| self.langs.contains(&l)))
         {
             return Some(format!("language {}", h.languages.join(",")));
         }
@@ -682,25 +607,42 @@ mod tests {
             split_content_type("text/plain"),
             ("text/plain".into(), "".into())
         );
-        assert_eq!(canonical_charset("latin1").as_deref(), Some("windows-1252"));
-        assert_eq!(canonical_charset("nonsense"), None);
+        assert_eq!(
+            crate::document::charset::canonical("latin1").as_deref(),
+            Some("windows-1252")
+        );
+        assert_eq!(crate::document::charset::canonical("nonsense"), None);
     }
 
     #[test]
     fn languages() {
-        let lv = vec!["lv".to_string()];
-        assert!(lang_accepted("lv-LV", &lv));
-        assert!(lang_accepted("lav", &lv));
-        assert!(!lang_accepted("ru", &lv));
-        assert!(lang_accepted("lv", &["lav".to_string()]));
+        let accepted = |tag: &str, filter: &str| {
+            HeaderFilter {
+                langs: vec![lang::parse(filter).unwrap()],
+                ..HeaderFilter::default()
+            }
+            .refuse(&Headers {
+                languages: vec![tag.to_ascii_lowercase()],
+                ..Headers::default()
+            })
+            .is_none()
+        };
+        assert!(accepted("lv-LV", "lv"));
+        assert!(accepted("lav", "lv"));
+        assert!(!accepted("ru", "lv"));
+        assert!(accepted("lv", "lav"));
+        assert!(accepted("LV", "lvs"));
+        assert!(accepted("lvs", "latvian"));
+        assert!(!accepted("ltg", "lv"));
+        assert!(!accepted("x-lv", "lv"));
     }
 
     #[test]
     fn filter() {
         let f = HeaderFilter {
             types: vec!["text/html".into()],
-            charsets: vec!["utf-8".into(), "windows-1257".into()],
-            langs: vec!["lv".into()],
+            charsets: vec![encoding_rs::UTF_8, encoding_rs::WINDOWS_1257],
+            langs: vec![lang::parse("lv").unwrap()],
         };
         let mut h = Headers {
             content_type: "text/html".into(),

@@ -1,5 +1,7 @@
-//! Page-fetch politeness, per physical address: a burst of a few requests,
-//! then the address is left alone for a while before its next burst.
+//! Politeness, per physical address and per DNS server: a burst of a few
+//! requests, then the server is left alone for a while before its next
+//! burst. nlpc-fetch keeps one [`Gate`] per address, nlpc-resolve one per
+//! name server.
 //!
 //! The rules are kept here, apart from the I/O, so they can be read and
 //! tested on their own:
@@ -9,7 +11,9 @@
 //! - a virtual host whose robots.txt asks for a delay (Crawl-delay,
 //!   Request-rate) gets its next request only that long after its last one
 //!   finished, while the other hosts on its address go on (nlpc-fetch keeps
-//!   those per-host times; see `lib/fetch.rs`);
+//!   those per-host times; see `stage::fetch`);
+//! - a server left idle for a whole gap in the middle of a burst has rested
+//!   as much as the gap would rest it: its next request begins a new burst;
 //! - the gap is never under one second for an address that is not
 //!   loopback, whatever the options say.
 
@@ -67,6 +71,8 @@ pub struct Gate {
     in_burst: bool,
     sent: usize,
     in_flight: usize,
+    /// When the last request in flight finished.
+    idle_since: Instant,
 }
 
 impl Gate {
@@ -78,7 +84,17 @@ impl Gate {
             in_burst: false,
             sent: 0,
             in_flight: 0,
+            idle_since: not_before,
         }
+    }
+
+    /// True when a burst under way has sat idle for a whole gap, so the
+    /// next request may begin a new one.
+    fn rested(&self, p: &Policy, now: Instant) -> bool {
+        self.in_burst
+            && self.in_flight == 0
+            && self.sent > 0
+            && now >= self.idle_since + gap(self.addr, p.polite)
     }
 
     /// True when a request may be sent now.
@@ -87,20 +103,22 @@ impl Gate {
             return false;
         }
         if self.in_burst {
-            self.sent < p.burst.max(1)
+            self.sent < p.burst.max(1) || self.rested(p, now)
         } else {
             now >= self.next_start
         }
     }
 
-    /// A request was sent.
-    pub fn sent(&mut self) {
-        if !self.in_burst {
+    /// A request was sent; true when it began a new burst.
+    pub fn sent(&mut self, p: &Policy, now: Instant) -> bool {
+        let begins = !self.in_burst || self.rested(p, now);
+        if begins {
             self.in_burst = true;
             self.sent = 0;
         }
         self.sent += 1;
         self.in_flight += 1;
+        begins
     }
 
     /// A request finished. `more` says whether the address has more work
@@ -110,6 +128,7 @@ impl Gate {
         if self.in_flight > 0 {
             return;
         }
+        self.idle_since = now;
         if self.sent >= p.burst.max(1) || !more {
             self.end_burst(p, now);
         }
@@ -121,6 +140,11 @@ impl Gate {
             self.in_burst = false;
             self.next_start = now + gap(self.addr, p.polite);
         }
+    }
+
+    /// While the server rests after a burst: when the rest ends.
+    pub fn rest_until(&self, now: Instant) -> Option<Instant> {
+        (!self.in_burst && self.next_start > now).then_some(self.next_start)
     }
 
     /// When the next burst may start (meaningful between bursts).
@@ -141,77 +165,6 @@ impl Gate {
     /// Pushes the next burst back to at least `t` (a Visit-time window).
     pub fn not_before(&mut self, t: Instant) {
         self.next_start = self.next_start.max(t);
-    }
-}
-
-/// One server's politeness state: the current burst, its rest, and the
-/// queries in flight. Times are passed in so that tests can drive it.
-#[derive(Debug)]
-pub struct Pacer {
-    burst: u32,
-    pause: Duration,
-    concurrency: usize,
-    /// Queries sent in the current burst.
-    sent: u32,
-    inflight: usize,
-    /// While resting, when the rest ends.
-    rest_until: Option<Instant>,
-    /// When the last query in flight finished.
-    idle_since: Instant,
-}
-
-impl Pacer {
-    pub fn new(burst: u32, pause: Duration, concurrency: usize, now: Instant) -> Pacer {
-        Pacer {
-            burst: burst.max(1),
-            pause,
-            concurrency: concurrency.max(1),
-            sent: 0,
-            inflight: 0,
-            rest_until: None,
-            idle_since: now,
-        }
-    }
-
-    /// True when a query may be sent now.
-    pub fn ready(&mut self, now: Instant) -> bool {
-        if let Some(t) = self.rest_until {
-            if now < t {
-                return false;
-            }
-            self.rest_until = None;
-            self.sent = 0;
-        }
-        // A server left idle for a whole pause has rested as much as a pause
-        // would rest it: a new burst begins.
-        if self.inflight == 0 && self.sent > 0 && now >= self.idle_since + self.pause {
-            self.sent = 0;
-        }
-        self.inflight < self.concurrency && self.sent < self.burst
-    }
-
-    /// A query was sent.
-    pub fn sent(&mut self) {
-        self.sent += 1;
-        self.inflight += 1;
-    }
-
-    /// A query finished (answered, failed or abandoned). The rest after a
-    /// full burst starts when its last query is done, so the server sees at
-    /// least a pause between the bursts.
-    pub fn done(&mut self, now: Instant) {
-        self.inflight = self.inflight.saturating_sub(1);
-        if self.inflight == 0 {
-            self.idle_since = now;
-            if self.sent >= self.burst {
-                self.rest_until = Some(now + self.pause);
-            }
-        }
-    }
-
-    /// When a resting server may be asked again.
-    pub fn wake(&self) -> Option<Instant> {
-        self.rest_until
     }
 }
 
@@ -252,9 +205,9 @@ mod tests {
         let t0 = Instant::now();
         let mut g = Gate::new(lo(), t0);
         assert!(g.may_send(&p, t0));
-        g.sent();
+        g.sent(&p, t0);
         assert!(g.may_send(&p, t0));
-        g.sent();
+        g.sent(&p, t0);
         assert!(!g.may_send(&p, t0), "a third request in a burst of 2");
         g.finished(&p, t0, true);
         assert!(!g.may_send(&p, t0));
@@ -275,8 +228,8 @@ mod tests {
         };
         let t0 = Instant::now();
         let mut g = Gate::new(lo(), t0);
-        g.sent();
-        g.sent();
+        g.sent(&p, t0);
+        g.sent(&p, t0);
         assert!(!g.may_send(&p, t0));
         g.finished(&p, t0, true);
         assert!(g.may_send(&p, t0));
@@ -287,45 +240,52 @@ mod tests {
         let p = Policy::default();
         let t0 = Instant::now();
         let mut g = Gate::new(lo(), t0);
-        g.sent();
+        g.sent(&p, t0);
         g.finished(&p, t0, false);
         assert!(!g.in_burst());
         assert!(!g.may_send(&p, t0 + Duration::from_secs(9)));
     }
 
     #[test]
-    fn pacer_bursts_rests_and_limits_concurrency() {
+    fn dns_pacing_bursts_rests_and_limits_concurrency() {
+        // nlpc-resolve's use: bursts of 3, a 500 ms pause, 2 in flight, and
+        // a burst that ends only when it is full.
+        let p = Policy {
+            burst: 3,
+            polite: Duration::from_millis(500),
+            pipeline: 2,
+        };
         let t0 = Instant::now();
         let ms = |n| t0 + Duration::from_millis(n);
-        let mut p = Pacer::new(3, Duration::from_millis(500), 2, t0);
-        assert!(p.ready(t0));
-        p.sent();
-        assert!(p.ready(t0));
-        p.sent();
+        let mut g = Gate::new(lo(), t0);
+        assert!(g.may_send(&p, t0));
+        assert!(g.sent(&p, t0), "the first request begins a burst");
+        assert!(g.may_send(&p, t0));
+        assert!(!g.sent(&p, t0));
         // Two in flight: the concurrency limit.
-        assert!(!p.ready(t0));
-        p.done(ms(10));
-        assert!(p.ready(ms(10)));
-        p.sent();
+        assert!(!g.may_send(&p, t0));
+        g.finished(&p, ms(10), true);
+        assert!(g.may_send(&p, ms(10)));
+        g.sent(&p, ms(10));
         // The burst is full; no rest until the last query is done.
-        assert!(!p.ready(ms(20)));
-        assert_eq!(p.wake(), None);
-        p.done(ms(30));
-        assert!(!p.ready(ms(40)));
-        p.done(ms(50));
-        assert_eq!(p.wake(), Some(ms(550)));
-        assert!(!p.ready(ms(549)));
-        assert!(p.ready(ms(550)));
-        p.sent();
-        p.done(ms(560));
+        assert!(!g.may_send(&p, ms(20)));
+        assert_eq!(g.rest_until(ms(20)), None);
+        g.finished(&p, ms(30), true);
+        assert!(!g.may_send(&p, ms(40)));
+        g.finished(&p, ms(50), true);
+        assert_eq!(g.rest_until(ms(50)), Some(ms(550)));
+        assert!(!g.may_send(&p, ms(549)));
+        assert!(g.may_send(&p, ms(550)));
+        assert!(g.sent(&p, ms(550)));
+        g.finished(&p, ms(560), true);
         // Idle for a whole pause: a fresh burst of three.
-        assert!(p.ready(ms(1100)));
-        for _ in 0..3 {
-            assert!(p.ready(ms(1100)));
-            p.sent();
-            p.done(ms(1100));
+        assert!(g.may_send(&p, ms(1100)));
+        for i in 0..3 {
+            assert!(g.may_send(&p, ms(1100)));
+            assert_eq!(g.sent(&p, ms(1100)), i == 0);
+            g.finished(&p, ms(1100), true);
         }
-        assert!(!p.ready(ms(1100)));
-        assert_eq!(p.wake(), Some(ms(1600)));
+        assert!(!g.may_send(&p, ms(1100)));
+        assert_eq!(g.rest_until(ms(1100)), Some(ms(1600)));
     }
 }

@@ -22,7 +22,7 @@ impl Fetcher<'_> {
                 }
                 // A robots.txt redirect on this address goes first.
                 if let Some((origin, u, hops)) = q.robots_redirect.take() {
-                    requests.push(self.robots_request(addr, origin, u, hops, &mut starting));
+                    requests.push(self.robots_request(addr, origin, u, hops, now, &mut starting));
                     continue;
                 }
                 // The first job whose host may be asked now: not waiting
@@ -41,7 +41,7 @@ impl Fetcher<'_> {
                         // robots.txt first; it counts as a request of the burst.
                         self.robots_fetching.insert(origin.clone());
                         let u = format!("{origin}/robots.txt");
-                        requests.push(self.robots_request(addr, origin, u, 0, &mut starting));
+                        requests.push(self.robots_request(addr, origin, u, 0, now, &mut starting));
                     }
                     Some(rules) => {
                         let Some(q) = self.addrs.get_mut(&addr) else {
@@ -69,10 +69,9 @@ impl Fetcher<'_> {
                         let Some(q) = self.addrs.get_mut(&addr) else {
                             break;
                         };
-                        if !q.gate.in_burst() {
+                        if q.gate.sent(&policy, now) {
                             starting.push(addr);
                         }
-                        q.gate.sent();
                         let tag = self.tag();
                         // A host with a Crawl-delay gets nothing more until
                         // this request is over and the delay has passed; the
@@ -130,13 +129,14 @@ impl Fetcher<'_> {
         origin: String,
         url: String,
         hops: u8,
+        now: Instant,
         starting: &mut Vec<IpAddr>,
     ) -> Request {
+        let policy = self.cfg.policy;
         if let Some(q) = self.addrs.get_mut(&addr) {
-            if !q.gate.in_burst() {
+            if q.gate.sent(&policy, now) {
                 starting.push(addr);
             }
-            q.gate.sent();
         }
         let tag = self.tag();
         self.inflight

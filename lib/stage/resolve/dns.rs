@@ -4,19 +4,7 @@
 
 use super::*;
 
-/// Parses a `--nameserver` value: an address with an optional port
-/// (`192.0.2.53`, `192.0.2.53:5353`, `2001:db8::53`, `[2001:db8::53]:5353`).
-pub fn parse_nameserver(s: &str) -> std::result::Result<SocketAddr, String> {
-    let s = s.trim();
-    if let Ok(a) = s.parse::<SocketAddr>() {
-        return Ok(a);
-    }
-    let bare = s.strip_prefix('[').and_then(|x| x.strip_suffix(']'));
-    match bare.unwrap_or(s).parse::<IpAddr>() {
-        Ok(ip) => Ok(SocketAddr::new(ip, 53)),
-        Err(_) => Err(format!("{s:?} is not an address or address:port")),
-    }
-}
+pub use crate::web::address::parse_nameserver;
 
 /// The name servers of a resolv.conf text, on port 53.
 pub fn servers_from_resolv_conf(text: &[u8]) -> std::result::Result<Vec<SocketAddr>, String> {
@@ -98,7 +86,9 @@ pub(super) type Dns = hickory_resolver::Resolver<OneShot>;
 pub(super) struct Server {
     pub(super) addr: SocketAddr,
     pub(super) dns: Dns,
-    pub(super) pacer: Pacer,
+    /// The server's bursts and rests, paced like a fetched address.
+    pub(super) gate: Gate,
+    pub(super) pacing: Policy,
 }
 
 pub(super) fn build_dns(addr: SocketAddr, cfg: &Config) -> Result<Dns> {
@@ -220,7 +210,12 @@ impl Resolver {
                     Ok(Server {
                         addr: *a,
                         dns: build_dns(*a, &cfg)?,
-                        pacer: Pacer::new(cfg.burst, cfg.pause, cfg.concurrency, now),
+                        gate: Gate::new(a.ip(), now),
+                        pacing: Policy {
+                            burst: usize::try_from(cfg.burst).unwrap_or(usize::MAX).max(1),
+                            polite: cfg.pause,
+                            pipeline: cfg.concurrency.max(1),
+                        },
                     })
                 })
                 .collect::<Result<Vec<_>>>()?
@@ -396,7 +391,7 @@ impl Inner {
         let mut fallback = None;
         for k in 0..n {
             let i = (self.next_server + k) % n;
-            if self.servers[i].pacer.ready(now) {
+            if self.servers[i].gate.may_send(&self.servers[i].pacing, now) {
                 if avoid == Some(i) && n > 1 {
                     fallback = Some(i);
                     continue;
@@ -440,7 +435,7 @@ impl Inner {
                 };
                 let Some(job) = queue.pop_front() else { break };
                 let server = &mut self.servers[si];
-                server.pacer.sent();
+                server.gate.sent(&server.pacing, now);
                 self.stats.queries += 1;
                 let (dns, name) = (server.dns.clone(), job.name.clone());
                 let rtype = job.families[job.next_family];
@@ -457,7 +452,12 @@ impl Inner {
                 break;
             }
             let mut until = now + STOP_TICK;
-            if let Some(w) = self.servers.iter().filter_map(|s| s.pacer.wake()).min() {
+            if let Some(w) = self
+                .servers
+                .iter()
+                .filter_map(|s| s.gate.rest_until(now))
+                .min()
+            {
                 until = until.min(w);
             }
             if set.is_empty() {
@@ -477,7 +477,8 @@ impl Inner {
             let Some((mut job, si)) = flying.remove(&id) else {
                 continue;
             };
-            self.servers[si].pacer.done(Instant::now());
+            let s = &mut self.servers[si];
+            s.gate.finished(&s.pacing, Instant::now(), true);
             let rtype = job.families[job.next_family];
             let err = match result {
                 Ok(Ok(lookup)) => {
@@ -525,7 +526,8 @@ impl Inner {
         // Queries abandoned on a stop no longer count as in flight.
         let now = Instant::now();
         for (_, (_, si)) in flying.drain() {
-            self.servers[si].pacer.done(now);
+            let s = &mut self.servers[si];
+            s.gate.finished(&s.pacing, now, true);
         }
         set.abort_all();
         self.stats.resolved += done.len() as u64;
