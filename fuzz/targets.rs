@@ -4,8 +4,8 @@
 // library functions are called; a panic or a failed assertion is a finding.
 
 use nlpcrawl::document::charset::{self, Kind};
-use nlpcrawl::document::dict::{self, Dict};
-use nlpcrawl::document::{lang, text};
+use nlpcrawl::document::dict::Dict;
+use nlpcrawl::document::{lang, text, words};
 use nlpcrawl::run::clock;
 use nlpcrawl::stage::fetch::{expiry, x_robots};
 use nlpcrawl::stage::resolve::HostEntry;
@@ -17,8 +17,11 @@ use nlpcrawl::web::links;
 use nlpcrawl::web::robots::{Entry, Robots};
 use nlpcrawl::web::url::{self, Base};
 
+/// What a target does to one input.
+pub type Target = fn(&[u8]);
+
 /// Every target, by the name its directories and fuzz binary have.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("url", url),
     ("robots", robots),
     ("links", links),
@@ -144,7 +147,7 @@ pub fn charset(data: &[u8]) {
     let _ = charset::Kind::of(&lossy);
     let _ = charset::content_type_charset(&lossy);
     let _ = http::split_content_type(&lossy);
-    let _ = http::canonical_charset(&lossy);
+    let _ = charset::resolve(&lossy).map(charset::name);
 }
 
 /// A decoded document: its visible text in every kind, the language
@@ -158,7 +161,7 @@ pub fn text(data: &[u8]) {
             let _ = lang::sample(&v.text, cap);
         }
         let mut n = 0usize;
-        dict::for_each_word(&v.text, |_| n += 1);
+        words::for_each_word(&v.text, |_| n += 1);
         if let Some(d) = &dict {
             let r = d.ratio(&v.text);
             assert!(r.found <= r.words, "more words found than seen");
@@ -239,14 +242,17 @@ pub fn http(data: &[u8]) {
     }
     let filter = HeaderFilter {
         types: vec!["text/html".into()],
-        charsets: vec!["utf-8".into(), "windows-1257".into()],
-        langs: vec!["lv".into(), "lav".into()],
+        charsets: ["utf-8", "windows-1257"]
+            .iter()
+            .filter_map(|l| charset::resolve(l))
+            .collect(),
+        langs: ["lv", "et"].iter().filter_map(|c| lang::of_tag(c)).collect(),
     };
     let _ = filter.refuse(&h);
     for t in &h.languages {
-        let _ = http::lang_accepted(t, &filter.langs);
-        let _ = http::lang_639_3(t);
+        let _ = lang::of_tag(t);
     }
+    let _ = lang::of_header(&text);
     let _ = x_robots(&h.x_robots_tag);
     for now in [0, 1_700_000_000, u64::MAX] {
         let e = expiry(&h, now);
