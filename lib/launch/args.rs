@@ -275,7 +275,7 @@ mod tests {
         );
         assert_eq!(
             (
-                v.default_charset,
+                v.use_charset,
                 v.max_replaced,
                 v.lang_min_conf,
                 v.lang_min_text,
@@ -283,7 +283,7 @@ mod tests {
                 v.dict_min
             ),
             (
-                d.default_charset,
+                d.use_charset,
                 d.max_replaced,
                 d.lang_min_conf,
                 d.lang_min_text,
