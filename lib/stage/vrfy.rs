@@ -254,6 +254,11 @@ fn thousandths(x: f64) -> u16 {
     (x.clamp(0.0, 1.0) * 1000.0).round() as u16
 }
 
+/// Bytes of text the dictionary ratio is measured on, sampled over the
+/// text as for language detection: a share of words settles well before
+/// this, and a long page costs no more than this.
+pub const DICT_SAMPLE: usize = 16 * 1024;
+
 /// Share of control characters above which a document is binary: text has
 /// none, but a stray one in a long page is tolerated.
 const BINARY_SHARE: f64 = 0.01;
@@ -348,9 +353,10 @@ pub fn judge_text(cfg: &Config, text: &str, v: &mut Verdict) -> Option<Rejection
     // The language, recorded whether or not it is asked for.
     v.language = lang::detect(cfg.detector(), text, cfg.lang_max_text);
     let ratio = |v: &mut Verdict| {
-        cfg.dict
-            .as_ref()
-            .map(|d| *v.dict_ratio.get_or_insert_with(|| d.ratio(text).share()))
+        cfg.dict.as_ref().map(|d| {
+            *v.dict_ratio
+                .get_or_insert_with(|| d.ratio(&lang::sample(text, DICT_SAMPLE)).share())
+        })
     };
     if !cfg.langs.is_empty() {
         if cfg.lang_min_text > 0 {
