@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::document::charset::Source;
+
 /// The version of the record encoding and of the database layout. A database
 /// written with another version is refused rather than misread. Every change
 /// of [`Record::encode`] or of the tables' layout must change this number
@@ -150,6 +152,9 @@ pub struct Record {
     pub flags: u32,
     /// Redirects followed to reach this URL from the one first found.
     pub redirects: u8,
+    /// How nlpc-vrfy decided `charset`; None until it has (and in records
+    /// written before the field existed).
+    pub charset_source: Option<Source>,
 }
 
 /// Single-bit facts about a record.
@@ -192,6 +197,7 @@ impl Record {
             last_modified: String::new(),
             flags: 0,
             redirects: 0,
+            charset_source: None,
         }
     }
 
@@ -239,6 +245,11 @@ impl Record {
         put_str(&mut w, &self.last_modified);
         put_varint(&mut w, self.flags as u64);
         w.push(self.redirects);
+        // Last, and left out when unknown, so that a record written before
+        // the field existed decodes with the field unknown.
+        if let Some(s) = self.charset_source {
+            w.push(s as u8);
+        }
         w
     }
 
@@ -280,6 +291,11 @@ impl Record {
         let last_modified = r.string()?;
         let flags = u32::try_from(r.varint()?).map_err(|_| "flags out of range")?;
         let redirects = r.byte()?;
+        let charset_source = if r.at < b.len() {
+            Some(Source::from_u8(r.byte()?).ok_or("unknown charset source")?)
+        } else {
+            None
+        };
         if r.at != b.len() {
             return Err("trailing bytes");
         }
@@ -308,6 +324,7 @@ impl Record {
             last_modified,
             flags,
             redirects,
+            charset_source,
         })
     }
 
@@ -430,8 +447,24 @@ mod tests {
         r.last_modified = "Tue, 15 Nov 1994 12:45:26 GMT".into();
         r.flags = Flags::NOFOLLOW | Flags::SEED;
         r.redirects = 3;
+        r.charset_source = Some(Source::MetaLate);
         let enc = r.encode();
         assert_eq!(Record::decode(&enc).unwrap(), r);
+        // Without the last field, as records were written before it: the
+        // same record, the source unknown.
+        let old = &enc[..enc.len() - 1];
+        let back = Record::decode(old).unwrap();
+        assert_eq!(back.charset_source, None);
+        assert_eq!(
+            Record {
+                charset_source: None,
+                ..r.clone()
+            },
+            back
+        );
+        let mut bad = enc.clone();
+        *bad.last_mut().unwrap() = 0xEE;
+        assert_eq!(Record::decode(&bad), Err("unknown charset source"));
         assert_eq!(Record::decode_url(&enc).unwrap(), r.url);
         assert_eq!(Record::decode_addr(&enc).unwrap(), r.addr);
     }
