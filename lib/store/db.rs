@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use lmdb::{Cursor, Transaction};
 
 use crate::error::{DbError, Error, Result};
-use crate::store::record::{Lease, Record, State, FORMAT_VERSION};
+use crate::store::record::{Lease, Record, State, FORMAT_VERSION, RECLAIM_LIMIT};
 
 /// Length of a record key: a 16-byte hash and a collision ordinal.
 pub const KEY_LEN: usize = 17;
@@ -124,6 +124,15 @@ pub struct Store {
     counters: lmdb::Database,
     tables: [lmdb::Database; 4],
     hasher: Hasher,
+}
+
+/// What [`Write::reclaim_dead`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reclaimed {
+    /// Records returned to their input state.
+    pub returned: usize,
+    /// URLs of the records set aside as QUARANTINED.
+    pub quarantined: Vec<String>,
 }
 
 /// What [`Write::insert`] did.
@@ -840,6 +849,9 @@ impl<'s> Write<'s> {
             Some(cur) if cur.lease == Some(lease) => {
                 let mut rec = rec.clone();
                 rec.lease = None;
+                // Its daemon lived to give it back: the dead leases before
+                // were not its fault.
+                rec.reclaims = 0;
                 self.update(key, &rec)?;
                 Ok(true)
             }
@@ -848,8 +860,18 @@ impl<'s> Write<'s> {
     }
 
     /// Returns every lease whose owner `alive` says is gone to the record's
-    /// input state. Returns how many were reclaimed.
+    /// input state. Returns how many were reclaimed (returned or
+    /// quarantined); see [`Write::reclaim_dead`].
     pub fn reclaim(&mut self, alive: impl Fn(Lease) -> bool) -> Result<usize> {
+        let r = self.reclaim_dead(alive, 0)?;
+        Ok(r.returned + r.quarantined.len())
+    }
+
+    /// Ends every lease whose owner `alive` says is gone. Each record counts
+    /// the reclaims in a row; at [`RECLAIM_LIMIT`] it is set aside as
+    /// QUARANTINED (changed at `now`) instead of going back to its input
+    /// state, so a record that kills its daemon is not handed out forever.
+    pub fn reclaim_dead(&mut self, alive: impl Fn(Lease) -> bool, now: u64) -> Result<Reclaimed> {
         let mut dead = Vec::new();
         for state in State::ALL {
             walk_index(self.store, &self.txn, index_byte(state, true), None, |k| {
@@ -857,7 +879,7 @@ impl<'s> Write<'s> {
                 Ok(true)
             })?;
         }
-        let mut n = 0;
+        let mut out = Reclaimed::default();
         for key in dead {
             let Some(mut rec) = self.get(&key)? else {
                 return Err(self.store.corrupt(&key.0, "index names a missing record"));
@@ -867,10 +889,21 @@ impl<'s> Write<'s> {
                 _ => {}
             }
             rec.lease = None;
+            rec.reclaims = rec.reclaims.saturating_add(1);
+            if rec.reclaims >= RECLAIM_LIMIT {
+                rec.reason = format!(
+                    "its daemon died {} times while holding it (in {})",
+                    rec.reclaims, rec.state
+                );
+                rec.state = State::Quarantined;
+                rec.changed = now;
+                out.quarantined.push(rec.url.clone());
+            } else {
+                out.returned += 1;
+            }
             self.update(&key, &rec)?;
-            n += 1;
         }
-        Ok(n)
+        Ok(out)
     }
 
     /// Stores a value in one of the free-form tables.

@@ -36,11 +36,16 @@ pub enum State {
     Gone = 11,
     /// Answered with a redirect; the target is a record of its own.
     Redirect = 12,
+    /// Set aside: a daemon failed on it (an error that concerns only this
+    /// record, a panic, or its daemon died while holding it too often).
+    /// No daemon takes it; `nlpc-up --force-rev -s quarantined` returns it
+    /// to NEW.
+    Quarantined = 13,
 }
 
 impl State {
     /// Every state, in the order of the crawl.
-    pub const ALL: [State; 12] = [
+    pub const ALL: [State; 13] = [
         State::New,
         State::Ready,
         State::Fresh,
@@ -53,6 +58,7 @@ impl State {
         State::Dead,
         State::Gone,
         State::Redirect,
+        State::Quarantined,
     ];
 
     /// The state's name as users type and read it.
@@ -70,6 +76,7 @@ impl State {
             State::Dead => "DEAD",
             State::Gone => "GONE",
             State::Redirect => "REDIRECT",
+            State::Quarantined => "QUARANTINED",
         }
     }
 
@@ -127,7 +134,8 @@ pub struct Record {
     pub expires: u64,
     /// The HTTP status of the last fetch, or 0.
     pub status: u16,
-    /// Why the record is UNREACH, REJECTED, EXCLUDED or REDIRECT.
+    /// Why the record is UNREACH, REJECTED, EXCLUDED, REDIRECT or
+    /// QUARANTINED (there: the error or panic message).
     pub reason: String,
     /// Revivals that failed in a row.
     pub revivals: u16,
@@ -148,7 +156,17 @@ pub struct Record {
     pub flags: u32,
     /// Redirects followed to reach this URL from the one first found.
     pub redirects: u8,
+    /// Times in a row the record was reclaimed from a dead daemon's lease;
+    /// cleared when a daemon finishes it. At [`RECLAIM_LIMIT`] it is
+    /// quarantined instead of being handed out again.
+    pub reclaims: u8,
 }
+
+/// Reclaims from dead leases in a row after which a record is quarantined:
+/// a record whose daemon died three times while holding it is most likely
+/// what kills it (once is an operator or the OOM killer, twice can be bad
+/// luck).
+pub const RECLAIM_LIMIT: u8 = 3;
 
 /// Single-bit facts about a record.
 pub struct Flags;
@@ -190,6 +208,7 @@ impl Record {
             last_modified: String::new(),
             flags: 0,
             redirects: 0,
+            reclaims: 0,
         }
     }
 
@@ -237,6 +256,11 @@ impl Record {
         put_str(&mut w, &self.last_modified);
         put_varint(&mut w, self.flags as u64);
         w.push(self.redirects);
+        // Written only when set, so a record that was never reclaimed is
+        // byte for byte what earlier binaries wrote and read.
+        if self.reclaims != 0 {
+            w.push(self.reclaims);
+        }
         w
     }
 
@@ -278,6 +302,7 @@ impl Record {
         let last_modified = r.string()?;
         let flags = u32::try_from(r.varint()?).map_err(|_| "flags out of range")?;
         let redirects = r.byte()?;
+        let reclaims = if r.at < b.len() { r.byte()? } else { 0 };
         if r.at != b.len() {
             return Err("trailing bytes");
         }
@@ -306,6 +331,7 @@ impl Record {
             last_modified,
             flags,
             redirects,
+            reclaims,
         })
     }
 
@@ -428,6 +454,7 @@ mod tests {
         r.last_modified = "Tue, 15 Nov 1994 12:45:26 GMT".into();
         r.flags = Flags::NOFOLLOW | Flags::SEED;
         r.redirects = 3;
+        r.reclaims = 2;
         let enc = r.encode();
         assert_eq!(Record::decode(&enc).unwrap(), r);
         assert_eq!(Record::decode_url(&enc).unwrap(), r.url);
@@ -449,6 +476,20 @@ mod tests {
     }
 
     #[test]
+    fn reclaim_count_is_written_only_when_set() {
+        let mut r = Record::new("http://a/", 1);
+        let plain = r.encode();
+        r.reclaims = 1;
+        let counted = r.encode();
+        assert_eq!(counted.len(), plain.len() + 1);
+        assert_eq!(Record::decode(&counted).unwrap().reclaims, 1);
+        assert_eq!(Record::decode(&plain).unwrap().reclaims, 0);
+        let mut junk = counted.clone();
+        junk.push(0);
+        assert_eq!(Record::decode(&junk), Err("trailing bytes"));
+    }
+
+    #[test]
     fn state_names_parse_both_ways() {
         for s in State::ALL {
             assert_eq!(s.name().parse::<State>().unwrap(), s);
@@ -456,5 +497,6 @@ mod tests {
         }
         assert_eq!("fetched".parse::<State>().unwrap(), State::Fresh);
         assert!("bogus".parse::<State>().is_err());
+        assert_eq!("quarantined".parse::<State>().unwrap(), State::Quarantined);
     }
 }
