@@ -2,9 +2,9 @@
 
 use std::io::Write;
 
-use nlpcrawl::output::list;
+use nlpcrawl::output::list::{self, Config};
 use nlpcrawl::run::daemon;
-use nlpcrawl::run::options::{OrExit, Parser};
+use nlpcrawl::run::options::{Parser, Program};
 use nlpcrawl::store::archive::Archive;
 use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::{self, Read, Store};
@@ -13,30 +13,9 @@ use nlpcrawl::web::url;
 const NAME: &str = "nlpc-list";
 
 fn main() {
-    let mut p = Parser::new(NAME, "[pattern]");
-    list::selector_options(p.opts());
-    p.opts()
-        .optflag("c", "", "print the number of records per state")
-        .optflag("", "json", "print JSON lines")
-        .optopt(
-            "",
-            "history",
-            "print the stored and archived versions of this URL",
-            "url",
-        );
-    let o = p.parse_env();
-    let sel = list::selector(&o).or_exit();
-    let json = o.matches.opt_present("json");
-    let history = o.matches.opt_str("history");
-    if history.is_some()
-        && (o.matches.opt_present("c")
-            || !o.free().is_empty()
-            || !sel.states.is_empty()
-            || !sel.auth.is_empty())
-    {
-        o.usage_error("--history takes no other selector and no -c")
-            .exit();
-    }
+    let o = Parser::new(Program::List).parse_env();
+    let cfg = Config::from_options(&o).unwrap_or_else(|e| o.fail(e));
+    let (sel, json) = (&cfg.select, cfg.json);
     let opts = store::Options {
         read_only: true,
         ..store::Options::default()
@@ -45,12 +24,12 @@ fn main() {
     let rd = st.read().unwrap_or_else(|e| daemon::fail(NAME, e));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let res = if let Some(u) = history {
+    let res = if let Some(u) = &cfg.history {
         let cache = Cache::new(&o.common.cache);
         let arch = Archive::new(&o.common.archive);
-        print_history(&rd, &cache, &arch, &u, json, &mut out)
-    } else if o.matches.opt_present("c") {
-        list::counts(&rd, &sel).and_then(|counts| {
+        print_history(&rd, &cache, &arch, u, json, &mut out)
+    } else if cfg.counts {
+        list::counts(&rd, sel).and_then(|counts| {
             let total: u64 = counts.iter().map(|(_, n)| n).sum();
             for (s, n) in counts {
                 let line = if json {

@@ -3,80 +3,18 @@
 use nlpcrawl::info;
 use nlpcrawl::run::daemon::{self, Daemon};
 use nlpcrawl::run::log;
-use nlpcrawl::run::options::{OrExit, Parser};
+use nlpcrawl::run::options::{Parser, Program};
 use nlpcrawl::stage::scan::{self, Config};
 use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::record::State;
 use nlpcrawl::store::{self, Store};
-use nlpcrawl::web::admit::{self, Filter};
 
 const NAME: &str = "nlpc-scan";
 
 fn main() {
-    let mut p = Parser::new(NAME, "[url ... | -]");
-    p.opts()
-        .optmulti(
-            "",
-            "filter-scheme",
-            "allowed URL schemes (default \"http https\")",
-            "list",
-        )
-        .optmulti(
-            "",
-            "filter-auth",
-            "allowed hosts, with their subdomains (default any)",
-            "list",
-        )
-        .optflag(
-            "",
-            "filter-ascend",
-            "also enqueue the parent directories of new links",
-        )
-        .optflag(
-            "",
-            "filter-ascend-scan",
-            "enqueue the parent directories of scanned documents",
-        )
-        .optopt(
-            "",
-            "max-url-length",
-            "longest URL accepted (default 1024)",
-            "n",
-        )
-        .optopt(
-            "",
-            "max-path-depth",
-            "most path segments accepted (default 16)",
-            "n",
-        )
-        .optopt(
-            "",
-            "max-repeat",
-            "most times one path segment may recur (default 3)",
-            "n",
-        );
-    let o = p.parse_env();
+    let o = Parser::new(Program::Scan).parse_env();
     log::init(NAME, o.common.debug);
-    let d = Filter::default();
-    let auth = admit::host_patterns(&o.list("filter-auth", ""))
-        .unwrap_or_else(|e| o.usage_error(format!("--filter-auth: {e}")).exit());
-    let filter = Filter {
-        schemes: o
-            .list("filter-scheme", "http https")
-            .iter()
-            .map(|s| s.to_ascii_lowercase())
-            .collect(),
-        auth,
-        max_len: o.value("max-url-length", d.max_len).or_exit(),
-        max_depth: o.value("max-path-depth", d.max_depth).or_exit(),
-        max_repeat: o.value("max-repeat", d.max_repeat).or_exit(),
-    };
-    let cfg = Config {
-        filter,
-        ascend: o.matches.opt_present("filter-ascend"),
-        ascend_scan: o.matches.opt_present("filter-ascend-scan"),
-        ..Config::default()
-    };
+    let cfg = Config::from_options(&o).unwrap_or_else(|e| o.fail(e));
 
     if !o.free().is_empty() {
         // Seeding mode: insert the operands (or stdin's lines) and exit.

@@ -365,8 +365,11 @@ fn collect(pipe: impl std::io::Read + Send + 'static) -> Arc<Mutex<Vec<(Instant,
 #[test]
 fn nlpcd_restarts_a_failing_daemon_with_growing_waits_and_does_not_give_up() {
     let c = Crawl::new();
-    // A dictionary that is not there: nlpc-vrfy exits 1 at every start.
-    let missing = c.tmp.path().join("no-such-dictionary");
+    // A dictionary nlpcd can open (it checks that much before it starts)
+    // but nlpc-vrfy cannot load, not being UTF-8: nlpc-vrfy exits 1 at
+    // every start.
+    let missing = c.tmp.path().join("bad-dictionary");
+    std::fs::write(&missing, b"labs\nsl\xefkts\n").unwrap();
     let mut child = c
         .cmd("nlpcd")
         .args(["-m", "--nameserver", "127.0.0.124:53", "--filter-dict"])
@@ -433,7 +436,10 @@ fn nlpcd_restarts_a_failing_daemon_with_growing_waits_and_does_not_give_up() {
     );
     // With -m the daemons' own lines go to DBPATH/nlpcd.log.
     let daemons = std::fs::read_to_string(c.db().join("nlpcd.log")).unwrap();
-    assert!(daemons.contains("no-such-dictionary"), "{daemons}");
+    assert!(
+        daemons.contains("bad-dictionary") && daemons.contains("not UTF-8"),
+        "{daemons}"
+    );
     // The monitor counts the restarts.
     wait_until(Duration::from_secs(5), "the monitor's count", || {
         text(&out).contains("restarts=4")

@@ -798,3 +798,115 @@ fn a_crawl_delay_slows_its_own_host_and_not_its_neighbours() {
         assert!(w[2].at.duration_since(w[0].at) >= Duration::from_millis(50));
     }
 }
+
+/// Asserts every line of a daemon's standard error is short: no refused
+/// URL is echoed whole.
+fn lines_are_short(err: &str) {
+    for l in err.lines() {
+        assert!(l.len() < 400, "a log line of {} bytes: {:.300}", l.len(), l);
+    }
+}
+
+#[test]
+fn redirects_and_sitemap_lines_pass_admission_or_make_no_record() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.30");
+    // libcurl takes a header line of up to 100 KB; this Location fits.
+    let long_location = format!("/{}", "r".repeat(60_000));
+    let huge_sitemap = format!("{}/{}", srv.url("adm.test", ""), "s".repeat(102_400));
+    let good_sitemap = srv.url("adm.test", "/map.xml");
+    srv.route(
+        "/robots.txt",
+        Reply::new(
+            200,
+            "text/plain",
+            format!(
+                "User-agent: *\nAllow: /\n\nSitemap: http://foreign.test/map.xml\nSitemap: {huge_sitemap}\nSitemap: {good_sitemap}\n"
+            ),
+        ),
+    );
+    srv.route(
+        "/to-foreign",
+        Reply::redirect(301, "http://foreign.test/landing"),
+    );
+    srv.route("/to-long", Reply::redirect(302, &long_location));
+    let ok_target = srv.url("www.adm.test", "/ok");
+    srv.route("/to-ok", Reply::redirect(301, &ok_target));
+    let st = c.store();
+    for p in ["/to-foreign", "/to-long", "/to-ok"] {
+        plant_ready(&st, &srv.url("adm.test", p), &srv.ip());
+    }
+    drop(st);
+    let err = fetch_once(&c, &["--filter-auth", "adm.test"]);
+    let st = c.store();
+    let foreign = record(&st, &srv.url("adm.test", "/to-foreign"));
+    assert_eq!(
+        (foreign.state, foreign.status, foreign.reason.as_str()),
+        (
+            State::Rejected,
+            301,
+            "redirect to a URL not admitted: host not allowed (foreign.test)"
+        )
+    );
+    let long = record(&st, &srv.url("adm.test", "/to-long"));
+    assert_eq!(long.state, State::Rejected);
+    assert!(
+        long.reason
+            .starts_with("redirect to a URL not admitted: URL too long (60001 bytes"),
+        "{:.300}",
+        long.reason
+    );
+    // What admission lets in still becomes a record.
+    let ok = record(&st, &srv.url("adm.test", "/to-ok"));
+    assert_eq!(ok.state, State::Redirect);
+    assert_eq!(record(&st, &ok_target).state, State::New);
+    // The only NEW records: the admitted redirect target and Sitemap line.
+    let mut want = vec![ok_target.clone(), good_sitemap.clone()];
+    want.sort();
+    assert_eq!(urls_in(&st, State::New), want);
+    assert_eq!(
+        st.read().unwrap().count(State::New, false).unwrap(),
+        2,
+        "records beyond those admitted"
+    );
+    // Each refusal is in the log with its reason, on a short line.
+    lines_are_short(&err);
+    for want in [
+        "Sitemap http://foreign.test/map.xml not admitted: host not allowed (foreign.test)",
+        &format!(
+            "not admitted: URL too long ({} bytes, limit 1024)",
+            huge_sitemap.len()
+        ),
+        "redirect to a URL not admitted: host not allowed (foreign.test)",
+        "redirect to a URL not admitted: URL too long (60001 bytes, limit 1024)",
+    ] {
+        assert!(err.contains(want), "{want:?} not logged in {:.2000}", err);
+    }
+}
+
+#[test]
+fn a_private_address_is_admitted_only_when_allowed() {
+    let srv = Server::start("127.0.0.31");
+    let inside = "http://10.1.2.3/admin";
+    srv.route("/to-inside", Reply::redirect(302, inside));
+    for (allow, state) in [(false, State::Rejected), (true, State::Redirect)] {
+        let c = Crawl::new();
+        let st = c.store();
+        let from = srv.url("pub.test", "/to-inside");
+        plant_ready(&st, &from, &srv.ip());
+        drop(st);
+        let args: &[&str] = if allow { &["--allow-private"] } else { &[] };
+        fetch_once(&c, args);
+        let st = c.store();
+        let r = record(&st, &from);
+        assert_eq!(r.state, state, "allow {allow}: {}", r.reason);
+        let known = st.read().unwrap().lookup(inside).unwrap().is_some();
+        assert_eq!(known, allow, "allow {allow}");
+        if !allow {
+            assert_eq!(
+                r.reason,
+                "redirect to a URL not admitted: private address not allowed (10.1.2.3)"
+            );
+        }
+    }
+}

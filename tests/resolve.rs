@@ -16,11 +16,16 @@ use nlpcrawl::store::record::{Record, State};
 use nlpcrawl::store::{Store, Table};
 use nlpcrawl::web::admit::Filter;
 
-/// Seeds `urls` as NEW records.
+/// Seeds `urls` as NEW records. Private IP literals are admitted: what
+/// the resolver makes of them is under test here.
 fn plant(c: &Crawl, urls: &[String]) {
     let st = c.store();
     let lines = urls.iter().cloned().enumerate().map(|(i, u)| (i + 1, u));
-    let rep = seed(&st, &Filter::default(), lines).unwrap();
+    let f = Filter {
+        allow_private: true,
+        ..Filter::default()
+    };
+    let rep = seed(&st, &f, lines).unwrap();
     assert_eq!(rep.bad, 0);
 }
 
@@ -97,9 +102,9 @@ fn moved(st: &Store) -> u64 {
 #[test]
 fn names_resolve_to_ready_with_their_address() {
     let dns = DnsServer::start();
-    dns.a("a.test", &["192.0.2.1"], 300)
-        .addrs("v6only.test", &[], &["2001:db8::6"], 300)
-        .addrs("both.test", &["192.0.2.2"], &["2001:db8::2"], 300);
+    dns.a("a.test", &["100.128.2.1"], 300)
+        .addrs("v6only.test", &[], &["2a01:db8::6"], 300)
+        .addrs("both.test", &["100.128.2.2"], &["2a01:db8::2"], 300);
     let c = Crawl::new();
     plant(
         &c,
@@ -108,21 +113,21 @@ fn names_resolve_to_ready_with_their_address() {
             "https://A.TEST:8443/y",
             "http://v6only.test/",
             "http://both.test/",
-            "http://192.0.2.44:8080/lit",
-            "http://[2001:db8::44]/lit6",
+            "http://100.128.2.44:8080/lit",
+            "http://[2a01:db8::44]/lit6",
         ]),
     );
     let o = once(&c, &[&dns], &[]);
     let st = c.store();
-    assert_ready(&st, "http://a.test/x", "192.0.2.1");
-    assert_ready(&st, "https://a.test:8443/y", "192.0.2.1");
+    assert_ready(&st, "http://a.test/x", "100.128.2.1");
+    assert_ready(&st, "https://a.test:8443/y", "100.128.2.1");
     // A name with addresses of one family only is found either way.
-    assert_ready(&st, "http://v6only.test/", "2001:db8::6");
+    assert_ready(&st, "http://v6only.test/", "2a01:db8::6");
     let both = record(&st, "http://both.test/").addr;
-    assert!(both == "192.0.2.2" || both == "2001:db8::2", "{both}");
+    assert!(both == "100.128.2.2" || both == "2a01:db8::2", "{both}");
     // IP literals skip DNS.
-    assert_ready(&st, "http://192.0.2.44:8080/lit", "192.0.2.44");
-    assert_ready(&st, "http://[2001:db8::44]/lit6", "2001:db8::44");
+    assert_ready(&st, "http://100.128.2.44:8080/lit", "100.128.2.44");
+    assert_ready(&st, "http://[2a01:db8::44]/lit6", "2a01:db8::44");
     assert!(dns.queries().iter().all(|q| q.name.ends_with(".test")));
     assert_eq!(dns.count("a.test"), 1, "{:?}", dns.queries());
     assert!(dns.count("v6only.test") <= 2 && dns.count("both.test") == 1);
@@ -130,11 +135,11 @@ fn names_resolve_to_ready_with_their_address() {
     let e = host_entry(&st, "a.test");
     assert_eq!(
         e.outcome,
-        Outcome::Addrs(vec!["192.0.2.1".parse().unwrap()])
+        Outcome::Addrs(vec!["100.128.2.1".parse().unwrap()])
     );
     assert_eq!((e.family, e.ttl), (Family::Any, 300));
     assert!(
-        stderr(&o).contains("a.test: 192.0.2.1 (2 records)"),
+        stderr(&o).contains("a.test: 100.128.2.1 (2 records)"),
         "{}",
         stderr(&o)
     );
@@ -143,8 +148,8 @@ fn names_resolve_to_ready_with_their_address() {
 
     // -4 and -6 force one family.
     for (flag, both_addr, missing) in [
-        ("-4", "192.0.2.2", "http://v6only.test/"),
-        ("-6", "2001:db8::2", "http://a.test/x"),
+        ("-4", "100.128.2.2", "http://v6only.test/"),
+        ("-6", "2a01:db8::2", "http://a.test/x"),
     ] {
         let c = Crawl::new();
         plant(
@@ -167,7 +172,7 @@ fn names_resolve_to_ready_with_their_address() {
 fn nxdomain_and_server_failures_go_to_unreach() {
     let dns = DnsServer::start();
     dns.set("servfail.test", Answer::ServFail)
-        .a("fine.test", &["192.0.2.3"], 60);
+        .a("fine.test", &["100.128.2.3"], 60);
     let c = Crawl::new();
     plant(
         &c,
@@ -183,7 +188,7 @@ fn nxdomain_and_server_failures_go_to_unreach() {
     assert_unreach(&st, "http://nx.test/a", "NXDOMAIN");
     assert_unreach(&st, "http://nx.test/b", "NXDOMAIN");
     assert_unreach(&st, "http://servfail.test/", "DNS error: SERVFAIL");
-    assert_ready(&st, "http://fine.test/", "192.0.2.3");
+    assert_ready(&st, "http://fine.test/", "100.128.2.3");
     // NXDOMAIN is final (no retry, no other family); a failure is tried
     // once more.
     assert_eq!(dns.count("nx.test"), 1);
@@ -196,7 +201,7 @@ fn nxdomain_and_server_failures_go_to_unreach() {
 fn a_silent_server_times_out_after_retries() {
     let dns = DnsServer::start();
     dns.set("quiet.test", Answer::Silent)
-        .a("loud.test", &["192.0.2.4"], 60);
+        .a("loud.test", &["100.128.2.4"], 60);
     let c = Crawl::new();
     plant(&c, &urls(&["http://quiet.test/", "http://loud.test/"]));
     let t = Instant::now();
@@ -208,7 +213,7 @@ fn a_silent_server_times_out_after_retries() {
     assert!(t.elapsed() >= Duration::from_millis(600));
     let st = c.store();
     assert_unreach(&st, "http://quiet.test/", "DNS timeout");
-    assert_ready(&st, "http://loud.test/", "192.0.2.4");
+    assert_ready(&st, "http://loud.test/", "100.128.2.4");
     // One query and two retries, each after a timeout: hickory's own
     // retransmissions are off, so the server sees exactly these. (The
     // timeout starts before the datagram leaves, hence some slack.)
@@ -244,7 +249,7 @@ fn a_silent_server_times_out_after_retries() {
 #[test]
 fn many_records_of_one_host_cost_one_query() {
     let dns = DnsServer::start();
-    dns.a("shared.test", &["192.0.2.10"], 300);
+    dns.a("shared.test", &["100.128.2.10"], 300);
     for i in 0..5 {
         dns.a(&format!("h{i}.test"), &[&test_addr(i).to_string()], 300);
     }
@@ -269,7 +274,7 @@ fn many_records_of_one_host_cost_one_query() {
     );
     once(&c, &[&dns], &["-4"]);
     let st = c.store();
-    assert_ready(&st, "http://shared.test/later", "192.0.2.10");
+    assert_ready(&st, "http://shared.test/later", "100.128.2.10");
     assert_eq!(dns.total(), 6);
     // ... unless it asks for another family: those answers are not its own.
     drop(st);
@@ -349,8 +354,8 @@ fn bursts_and_pauses_measured_at_the_server() {
 #[test]
 fn cache_entries_age_out() {
     let dns = DnsServer::start();
-    dns.a("aged.test", &["192.0.2.20"], 3600);
-    dns.a("short.test", &["192.0.2.21"], 2);
+    dns.a("aged.test", &["100.128.2.20"], 3600);
+    dns.a("short.test", &["100.128.2.21"], 2);
     let c = Crawl::new();
     drop(c.store());
 
@@ -407,7 +412,7 @@ fn cache_entries_age_out() {
     plant(&c, &urls(&["http://short.test/3"]));
     once(&c, &[&dns], &["-4"]);
     assert_eq!(dns.count("short.test"), 2);
-    assert_ready(&st, "http://short.test/3", "192.0.2.21");
+    assert_ready(&st, "http://short.test/3", "100.128.2.21");
     assert_consistent(&st, true);
 }
 
@@ -416,7 +421,7 @@ fn private_addresses_are_refused_unless_allowed() {
     let dns = DnsServer::start();
     dns.a("intranet.test", &["10.0.0.1"], 60)
         .a("loop.test", &["127.0.0.1"], 60)
-        .a("mixed.test", &["10.0.0.2", "192.0.2.5"], 60)
+        .a("mixed.test", &["10.0.0.2", "100.128.2.5"], 60)
         .addrs("ll.test", &[], &["fe80::1"], 60);
     let v = urls(&[
         "http://intranet.test/",
@@ -436,7 +441,7 @@ fn private_addresses_are_refused_unless_allowed() {
     let st = c.store();
     assert_unreach(&st, "http://intranet.test/", "private address 10.0.0.1");
     assert_unreach(&st, "http://loop.test/", "private address 127.0.0.1");
-    assert_ready(&st, "http://mixed.test/", "192.0.2.5");
+    assert_ready(&st, "http://mixed.test/", "100.128.2.5");
     assert_unreach(&st, "http://ll.test/", "private address fe80::1");
     assert_unreach(&st, "http://127.0.0.1:8080/", "private address 127.0.0.1");
     assert_unreach(&st, "http://[::1]/", "private address ::1");
@@ -477,12 +482,12 @@ fn private_addresses_are_refused_unless_allowed() {
 #[test]
 fn the_hosts_file_is_honoured() {
     let dns = DnsServer::start();
-    dns.a("intranet.test", &["192.0.2.1"], 60)
-        .a("public.test", &["192.0.2.2"], 60);
+    dns.a("intranet.test", &["100.128.2.1"], 60)
+        .a("public.test", &["100.128.2.2"], 60);
     let c = Crawl::new();
     std::fs::write(
         c.tmp.path().join("hosts"),
-        "# comment\n192.0.2.77 intranet.test alias.test\n10.1.1.1 private.test\n",
+        "# comment\n100.128.2.77 intranet.test alias.test\n10.1.1.1 private.test\n",
     )
     .unwrap();
     plant(
@@ -496,21 +501,21 @@ fn the_hosts_file_is_honoured() {
     );
     once(&c, &[&dns], &[]);
     let st = c.store();
-    assert_ready(&st, "http://intranet.test/", "192.0.2.77");
-    assert_ready(&st, "http://alias.test/", "192.0.2.77");
+    assert_ready(&st, "http://intranet.test/", "100.128.2.77");
+    assert_ready(&st, "http://alias.test/", "100.128.2.77");
     assert_unreach(&st, "http://private.test/", "private address 10.1.1.1");
-    assert_ready(&st, "http://public.test/", "192.0.2.2");
+    assert_ready(&st, "http://public.test/", "100.128.2.2");
     assert_eq!(dns.count("intranet.test") + dns.count("private.test"), 0);
 }
 
 #[test]
 fn idna_names_are_asked_in_ascii() {
     let dns = DnsServer::start();
-    dns.a("xn--ka-vma.test", &["192.0.2.30"], 60);
+    dns.a("xn--ka-vma.test", &["100.128.2.30"], 60);
     let c = Crawl::new();
     plant(&c, &urls(&["http://Ēka.test/lapa"]));
     once(&c, &[&dns], &["-4"]);
-    assert_ready(&c.store(), "http://xn--ka-vma.test/lapa", "192.0.2.30");
+    assert_ready(&c.store(), "http://xn--ka-vma.test/lapa", "100.128.2.30");
     let q = dns.queries();
     assert_eq!(q.len(), 1);
     assert_eq!(q[0].name, "xn--ka-vma.test");

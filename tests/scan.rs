@@ -133,6 +133,7 @@ fn trap_guards_and_filters_drop_links() {
             max_len: 64,
             max_depth: 4,
             max_repeat: 2,
+            allow_private: false,
         },
         ..Config::default()
     };
@@ -365,4 +366,87 @@ fn sigterm_and_sigint_stop_an_idle_daemon_cleanly() {
         std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
         assert!(rest.contains("stopped"), "{sig}: {rest}");
     }
+}
+
+/// Asserts every line of a daemon's standard error is short: no refused
+/// URL is echoed whole.
+fn lines_are_short(err: &str) {
+    for l in err.lines() {
+        assert!(l.len() < 400, "a log line of {} bytes: {:.300}", l.len(), l);
+    }
+}
+
+#[test]
+fn a_huge_link_or_refresh_is_refused_with_a_short_reason() {
+    let c = Crawl::new();
+    let st = c.store();
+    let huge = format!("/{}", "a".repeat(102_400));
+    let body = format!(
+        "<meta http-equiv=refresh content=\"0; url=http://far.test{huge}\">\
+         <a href=\"{huge}\">huge</a><a href=\"/fine.html\">fine</a>"
+    );
+    c.plant(&st, PAGE, State::Verified, "text/html", body.as_bytes());
+    drop(st);
+    let o = c.run("nlpc-scan", &["--once", "-d"]);
+    assert_eq!(o.status.code(), Some(0), "{:.2000}", stderr(&o));
+    let err = stderr(&o);
+    lines_are_short(&err);
+    for want in [
+        "skip /aaaa".to_string(),
+        "URL too long (102401 bytes, limit 1024)".to_string(),
+        "skip http://far.test/aaaa".to_string(),
+        format!("URL too long ({} bytes, limit 1024)", huge.len() + 15),
+    ] {
+        assert!(err.contains(&want), "{want:?} not logged in {:.2000}", err);
+    }
+    assert_eq!(
+        urls_in(&c.store(), State::New),
+        ["http://site.test/fine.html"]
+    );
+}
+
+#[test]
+fn seeds_pass_admission_with_a_reason_for_each_refusal() {
+    let c = Crawl::new();
+    let huge = format!("http://site.test/{}", "ž".repeat(51_200));
+    let o = c.run(
+        "nlpc-scan",
+        &[
+            "http://127.0.0.1/",
+            "http://[::1]:8080/x",
+            &huge,
+            "http://public.test/",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{:.2000}", stderr(&o));
+    let err = stderr(&o);
+    lines_are_short(&err);
+    for want in [
+        "line 1: http://127.0.0.1/: private address not allowed (127.0.0.1)".to_string(),
+        "line 2: http://[::1]:8080/x: private address not allowed (::1)".to_string(),
+        "line 3: http://site.test/žžž".to_string(),
+        format!("URL too long ({} bytes, limit 1024)", huge.len()),
+        "1 new, 0 known, 3 bad".to_string(),
+    ] {
+        assert!(err.contains(&want), "{want:?} not logged in {:.2000}", err);
+    }
+    assert_eq!(urls_in(&c.store(), State::New), ["http://public.test/"]);
+    // --allow-private admits them.
+    let o = c.run(
+        "nlpc-scan",
+        &[
+            "--allow-private",
+            "http://127.0.0.1/",
+            "http://[::1]:8080/x",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        urls_in(&c.store(), State::New),
+        [
+            "http://127.0.0.1/",
+            "http://[::1]:8080/x",
+            "http://public.test/"
+        ]
+    );
 }

@@ -8,3 +8,4 @@ pub mod dict;
 pub mod lang;
 pub mod markup;
 pub mod text;
+pub mod words;

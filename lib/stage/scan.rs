@@ -10,7 +10,7 @@ use crate::run::daemon::{Contained, Daemon};
 use crate::store::cache::Cache;
 use crate::store::record::{Flags, Record, State};
 use crate::store::{Inserted, Store};
-use crate::web::admit::Filter;
+use crate::web::admit::{self, Filter, Refusal};
 use crate::web::links::{self, Links};
 use crate::web::url::{self, Base};
 use crate::{debug, info};
@@ -52,6 +52,18 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// nlpc-scan's configuration from its options.
+    pub fn from_options(o: &crate::run::options::Parsed) -> Result<Config> {
+        Ok(Config {
+            filter: crate::stage::admission(o)?,
+            ascend: o.flag("filter-ascend"),
+            ascend_scan: o.flag("filter-ascend-scan"),
+            ..Config::default()
+        })
+    }
+}
+
 /// How the seeding went.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct SeedReport {
@@ -76,19 +88,14 @@ pub fn seed(
         if raw.is_empty() || raw.starts_with('#') {
             continue;
         }
-        let u = match url::normalise(raw) {
-            Ok(u) => url::strip_session_ids(u),
-            Err(e) => {
-                info!("line {line}: {raw}: {}", e.why);
+        let u = match filter.admit(raw, None) {
+            Ok(u) => u,
+            Err(why) => {
+                info!("line {line}: {}: {why}", admit::shown(raw));
                 rep.bad += 1;
                 continue;
             }
         };
-        if let Some(why) = filter.refuse(&u) {
-            info!("line {line}: {raw}: {why}");
-            rep.bad += 1;
-            continue;
-        }
         let mut rec = Record::new(&u, now);
         rec.flags |= Flags::SEED;
         pending.push(rec);
@@ -143,7 +150,8 @@ fn doc_kind(content_type: &str) -> Option<bool> {
     }
 }
 
-/// Extracts, resolves, normalises and filters the links of `rec`'s body.
+/// Extracts the links of `rec`'s body and admits them (resolved,
+/// normalised, filtered: [`Filter::admit`]).
 pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
     let mut found = Found::default();
     let enc: &'static Encoding = charset::resolve(&rec.charset).unwrap_or(UTF_8);
@@ -165,11 +173,14 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
         .unwrap_or(doc);
     let mut seen = rustc_hash::FxHashSet::default();
     let mut add = |u: String, found: &mut Found| {
-        if let Some(why) = cfg.filter.refuse(&u) {
-            debug!("{}: skip {u}: {why}", rec.url);
-        } else if u != rec.url && seen.insert(u.clone()) {
+        if u != rec.url && seen.insert(u.clone()) {
             found.urls.push(u);
         }
+    };
+    // Every URL found goes through admission; a refusal is a debug line,
+    // since pages are full of links to elsewhere.
+    let skip = |what: &str, why: Refusal| {
+        debug!("{}: skip {}: {why}", rec.url, admit::shown(what));
     };
     if !found.nofollow {
         // Menus repeat the same references on every page; resolve each once.
@@ -178,21 +189,19 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
             if !raw.insert(r.as_str()) {
                 continue;
             }
-            let lower = r.trim_start().get(..11).unwrap_or("").to_ascii_lowercase();
-            if lower.starts_with("javascript:")
-                || lower.starts_with("mailto:")
-                || lower.starts_with("data:")
-            {
-                continue;
-            }
-            let Ok(u) = base.join(r) else {
-                debug!("{}: bad link {r:?}", rec.url);
-                continue;
+            let u = match cfg.filter.admit(r, Some(&base)) {
+                Ok(u) => u,
+                Err(why) => {
+                    skip(r, why);
+                    continue;
+                }
             };
-            let u = url::strip_session_ids(u);
-            if cfg.ascend && cfg.filter.refuse(&u).is_none() {
+            if cfg.ascend {
                 for p in url::parents(&u) {
-                    add(p, &mut found);
+                    match cfg.filter.admit(&p, None) {
+                        Ok(p) => add(p, &mut found),
+                        Err(why) => skip(&p, why),
+                    }
                 }
             }
             add(u, &mut found);
@@ -200,7 +209,10 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
     }
     if cfg.ascend_scan {
         for p in url::parents(&rec.url) {
-            add(p, &mut found);
+            match cfg.filter.admit(&p, None) {
+                Ok(p) => add(p, &mut found),
+                Err(why) => skip(&p, why),
+            }
         }
     }
     found

@@ -1,8 +1,22 @@
-//! Admission: which URLs may become records. The scheme and host filters
-//! (`--filter-scheme`, `--filter-auth`), the length limit and the trap
-//! guards (path depth, repeated segments) live here, once.
+//! Admission: which URLs may become records. Every URL that could become a
+//! record (a seed, a link, a meta refresh, a redirect target, a robots.txt
+//! Sitemap line, a parent directory added by path ascendancy) goes through
+//! [`Filter::admit`], once: it is resolved, normalised and stripped of
+//! session ids, then the scheme and host filters (`--filter-scheme`,
+//! `--filter-auth`), the private-address rule for IP-literal hosts
+//! (`--allow-private`), the length limit and the trap guards (path depth,
+//! repeated segments) apply.
+//!
+//! Links that name resources rather than pages (`<link rel=stylesheet>`
+//! and the like) are dropped where the element is read, in `web::links`,
+//! since the `rel` is not part of the URL.
 
-use crate::web::url;
+use std::borrow::Cow;
+use std::fmt;
+use std::net::IpAddr;
+
+use crate::web::address::is_private;
+use crate::web::url::{self, Base};
 
 /// Which URLs may become records.
 #[derive(Clone, Debug)]
@@ -18,6 +32,9 @@ pub struct Filter {
     pub max_depth: usize,
     /// `--max-repeat`: the most times one path segment may recur.
     pub max_repeat: usize,
+    /// `--allow-private`: admit IP-literal hosts in private, loopback,
+    /// link-local and other non-public ranges.
+    pub allow_private: bool,
 }
 
 impl Default for Filter {
@@ -28,8 +45,84 @@ impl Default for Filter {
             max_len: 1024,
             max_depth: 16,
             max_repeat: 3,
+            allow_private: false,
         }
     }
+}
+
+/// Why a URL was not admitted. The Display is the reason, one short line:
+/// it never holds a whole URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Longer than `--max-url-length`, as written or once resolved.
+    TooLong { len: usize, limit: usize },
+    /// Not a URL, or not one that resolves against its base.
+    NotAUrl(String),
+    /// The scheme (cut short) is not in `--filter-scheme`.
+    Scheme(String),
+    /// The host (cut short) is not in `--filter-auth`.
+    Host(String),
+    /// An IP-literal host in a range a public page must not steer us to.
+    Private(IpAddr),
+    /// More path segments than `--max-path-depth`.
+    TooDeep { depth: usize, limit: usize },
+    /// One path segment recurs more than `--max-repeat` times.
+    Repeats { times: usize, limit: usize },
+}
+
+impl Refusal {
+    /// The kind of refusal, without figures: what a counter is named by.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Refusal::TooLong { .. } => "URL too long",
+            Refusal::NotAUrl(_) => "not a URL",
+            Refusal::Scheme(_) => "scheme not allowed",
+            Refusal::Host(_) => "host not allowed",
+            Refusal::Private(_) => "private address not allowed",
+            Refusal::TooDeep { .. } => "path too deep",
+            Refusal::Repeats { .. } => "path segment repeats",
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = self.kind();
+        match self {
+            Refusal::TooLong { len, limit } => write!(f, "{kind} ({len} bytes, limit {limit})"),
+            Refusal::NotAUrl(why) => write!(f, "{kind}: {why}"),
+            Refusal::Scheme(s) => write!(f, "{kind} ({s})"),
+            Refusal::Host(h) => write!(f, "{kind} ({h})"),
+            Refusal::Private(a) => write!(f, "{kind} ({a})"),
+            Refusal::TooDeep { depth, limit } => {
+                write!(f, "{kind} ({depth} segments, limit {limit})")
+            }
+            Refusal::Repeats { times, limit } => write!(f, "{kind} ({times} times, limit {limit})"),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The most bytes of a URL (or of a part of one) a message shows.
+pub const SHOWN: usize = 120;
+
+/// `s` cut to at most `max` bytes on a char boundary, with its full length
+/// said when cut: a hostile URL may be 100 KB and must not fill the log.
+pub fn cut(s: &str, max: usize) -> Cow<'_, str> {
+    if s.len() <= max {
+        return Cow::Borrowed(s);
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}... ({} bytes)", &s[..end], s.len()))
+}
+
+/// [`cut`] to [`SHOWN`] bytes: how a URL is named in a log line or reason.
+pub fn shown(s: &str) -> Cow<'_, str> {
+    cut(s, SHOWN)
 }
 
 /// Normalises a host pattern as URLs' hosts are normalised (lowercase, IDNA).
@@ -37,18 +130,20 @@ pub fn normalise_host(pattern: &str) -> std::result::Result<String, String> {
     let p = pattern.trim().trim_start_matches('.');
     url::normalise(&format!("http://{p}/"))
         .map(|u| url::host_of(&u).to_string())
-        .map_err(|e| format!("{pattern:?} is not a host name: {}", e.why))
+        .map_err(|e| format!("{:?} is not a host name: {}", cut(pattern, SHOWN), e.why))
 }
 
 /// Host patterns as given to --filter-auth or --auth (white space or
 /// commas between them), normalised.
 pub fn host_patterns<S: AsRef<str>>(given: &[S]) -> std::result::Result<Vec<String>, String> {
+    split(given).map(normalise_host).collect()
+}
+
+fn split<S: AsRef<str>>(given: &[S]) -> impl Iterator<Item = &str> {
     given
         .iter()
-        .flat_map(|s| s.as_ref().split([' ', '\t', ',']))
+        .flat_map(|s| s.as_ref().split(|c: char| c.is_whitespace() || c == ','))
         .filter(|s| !s.is_empty())
-        .map(normalise_host)
-        .collect()
 }
 
 /// True when `host` is `pattern` or one of its subdomains.
@@ -59,27 +154,91 @@ pub fn host_matches(host: &str, pattern: &str) -> bool {
             && host.as_bytes()[host.len() - pattern.len() - 1] == b'.')
 }
 
+/// The scheme a reference is written with, if it has one (RFC 3986 3.1:
+/// a letter, then letters, digits, "+", "-", "."; then ":").
+fn scheme_written(r: &str) -> Option<&str> {
+    let (s, _) = r.split_once(':')?;
+    let mut b = s.bytes();
+    let first = b.next()?;
+    (first.is_ascii_alphabetic()
+        && b.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')))
+    .then_some(s)
+}
+
+/// The address of an IP-literal host ("10.0.0.1", "[::1]"), None for a name.
+fn ip_literal(host: &str) -> Option<IpAddr> {
+    let h = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    h.parse().ok()
+}
+
 impl Filter {
+    /// Admits `reference` (resolved against `base` when given, else it must
+    /// be absolute): the normalised URL, without session ids, that may
+    /// become a record; or why it may not.
+    pub fn admit(&self, reference: &str, base: Option<&Base>) -> Result<String, Refusal> {
+        let r = reference.trim();
+        // Refused before any parsing, so a 100 KB reference costs little.
+        if r.len() > self.max_len {
+            return Err(Refusal::TooLong {
+                len: r.len(),
+                limit: self.max_len,
+            });
+        }
+        if let Some(s) = scheme_written(r) {
+            if !self.schemes.iter().any(|a| a.eq_ignore_ascii_case(s)) {
+                return Err(Refusal::Scheme(cut(&s.to_ascii_lowercase(), 32).into()));
+            }
+        }
+        let u = match base {
+            Some(b) => b.join(r),
+            None => url::normalise(r),
+        }
+        .map_err(|e| Refusal::NotAUrl(cut(&e.why, SHOWN).into()))?;
+        let u = url::strip_session_ids(u);
+        match self.refuse(&u) {
+            Some(why) => Err(why),
+            None => Ok(u),
+        }
+    }
+
     /// Why a normalised URL may not become a record, or None when it may.
-    pub fn refuse(&self, u: &str) -> Option<&'static str> {
+    fn refuse(&self, u: &str) -> Option<Refusal> {
         if u.len() > self.max_len {
-            return Some("URL too long");
+            return Some(Refusal::TooLong {
+                len: u.len(),
+                limit: self.max_len,
+            });
         }
         let scheme = url::scheme_of(u);
         if !self.schemes.iter().any(|s| s == scheme) {
-            return Some("scheme not allowed");
+            return Some(Refusal::Scheme(cut(scheme, 32).into()));
         }
-        if !self.auth.is_empty() {
-            let host = url::host_of(u);
-            if !self.auth.iter().any(|p| host_matches(host, p)) {
-                return Some("host not allowed");
+        let host = url::host_of(u);
+        if !self.auth.is_empty() && !self.auth.iter().any(|p| host_matches(host, p)) {
+            return Some(Refusal::Host(cut(host, SHOWN).into()));
+        }
+        if !self.allow_private {
+            if let Some(a) = ip_literal(host).filter(|a| is_private(*a)) {
+                return Some(Refusal::Private(a));
             }
         }
-        if url::path_depth(u) > self.max_depth {
-            return Some("path too deep");
+        // Depth first: it bounds the segments the repeat count compares.
+        let depth = url::path_depth(u);
+        if depth > self.max_depth {
+            return Some(Refusal::TooDeep {
+                depth,
+                limit: self.max_depth,
+            });
         }
-        if url::max_repeated_segment(u) > self.max_repeat {
-            return Some("path segment repeats");
+        let times = url::max_repeated_segment(u);
+        if times > self.max_repeat {
+            return Some(Refusal::Repeats {
+                times,
+                limit: self.max_repeat,
+            });
         }
         None
     }
@@ -100,6 +259,10 @@ mod tests {
         assert_eq!(normalise_host(".lv").unwrap(), "lv");
     }
 
+    fn kind(f: &Filter, u: &str) -> Option<&'static str> {
+        f.admit(u, None).err().map(|e| e.kind())
+    }
+
     #[test]
     fn filter_reasons() {
         let f = Filter {
@@ -109,19 +272,156 @@ mod tests {
             max_len: 60,
             ..Filter::default()
         };
-        assert_eq!(f.refuse("http://example.lv/a"), None);
-        assert_eq!(f.refuse("ftp://example.lv/a"), Some("scheme not allowed"));
-        assert_eq!(f.refuse("http://example.lt/a"), Some("host not allowed"));
-        assert_eq!(f.refuse("http://example.lv/a/b/c/d"), Some("path too deep"));
+        assert_eq!(kind(&f, "http://example.lv/a"), None);
+        assert_eq!(kind(&f, "ftp://example.lv/a"), Some("scheme not allowed"));
+        assert_eq!(kind(&f, "http://example.lt/a"), Some("host not allowed"));
+        assert_eq!(kind(&f, "http://example.lv/a/b/c/d"), Some("path too deep"));
         assert_eq!(
-            f.refuse("http://example.lv/a/a/a"),
+            kind(&f, "http://example.lv/a/a/a"),
             Some("path segment repeats")
         );
         assert_eq!(
-            f.refuse(
+            kind(
+                &f,
                 "http://example.lv/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
             ),
             Some("URL too long")
         );
+    }
+
+    #[test]
+    fn every_reason_says_what_and_by_how_much() {
+        let f = Filter {
+            auth: vec!["example.lv".into()],
+            max_depth: 3,
+            max_repeat: 2,
+            max_len: 60,
+            ..Filter::default()
+        };
+        let why = |u: &str| f.admit(u, None).unwrap_err().to_string();
+        assert_eq!(
+            why(&format!("http://example.lv/{}", "a".repeat(50))),
+            "URL too long (68 bytes, limit 60)"
+        );
+        assert_eq!(why("ftp://example.lv/a"), "scheme not allowed (ftp)");
+        assert_eq!(why("MailTo:x@example.lv"), "scheme not allowed (mailto)");
+        assert_eq!(why("http://Example.LT/a"), "host not allowed (example.lt)");
+        assert_eq!(
+            why("http://example.lv/a/b/c/d"),
+            "path too deep (4 segments, limit 3)"
+        );
+        assert_eq!(
+            why("http://example.lv/a/x/a/y/a"),
+            "path too deep (5 segments, limit 3)"
+        );
+        assert_eq!(
+            why("http://example.lv/a/a/a"),
+            "path segment repeats (3 times, limit 2)"
+        );
+        assert_eq!(why("/relative"), "not a URL: relative URL without a base");
+        assert_eq!(
+            why("http://exa mple.lv/"),
+            "not a URL: invalid international domain name"
+        );
+    }
+
+    #[test]
+    fn private_ip_literals_are_refused_unless_allowed() {
+        let f = Filter::default();
+        for (u, a) in [
+            ("http://10.0.0.1/", "10.0.0.1"),
+            ("http://127.0.0.1:8080/x", "127.0.0.1"),
+            ("http://[::1]/", "::1"),
+            ("http://[fe80::1]/", "fe80::1"),
+            ("http://169.254.169.254/latest/", "169.254.169.254"),
+            // Other spellings of an address are normalised before the check.
+            ("http://0x7f.1/", "127.0.0.1"),
+            ("http://2130706433/", "127.0.0.1"),
+            ("http://[::ffff:10.0.0.1]/", "::ffff:10.0.0.1"),
+        ] {
+            assert_eq!(
+                f.admit(u, None).unwrap_err().to_string(),
+                format!("private address not allowed ({a})"),
+                "{u}"
+            );
+        }
+        for u in [
+            "http://100.128.2.1/",
+            "http://[2a01:db8::1]/",
+            "http://ten.lv/",
+        ] {
+            assert!(f.admit(u, None).is_ok(), "{u}");
+        }
+        // The documentation ranges are special-purpose too.
+        assert!(f.admit("http://192.0.2.1/", None).is_err());
+        assert!(f.admit("http://[2001:db8::1]/", None).is_err());
+        let open = Filter {
+            allow_private: true,
+            ..Filter::default()
+        };
+        assert_eq!(
+            open.admit("http://127.0.0.1:8080/x", None).as_deref(),
+            Ok("http://127.0.0.1:8080/x")
+        );
+    }
+
+    #[test]
+    fn references_are_resolved_normalised_and_stripped() {
+        let f = Filter::default();
+        let base = Base::parse("http://example.lv/dir/page.html").unwrap();
+        assert_eq!(
+            f.admit(" ../a/%7Eb.html#x ", Some(&base)).as_deref(),
+            Ok("http://example.lv/a/~b.html")
+        );
+        assert_eq!(
+            f.admit("s.php?PHPSESSID=1&id=7", Some(&base)).as_deref(),
+            Ok("http://example.lv/dir/s.php?id=7")
+        );
+        assert_eq!(
+            f.admit("javascript:void(0)", Some(&base))
+                .unwrap_err()
+                .kind(),
+            "scheme not allowed"
+        );
+        // Resolution can make a short reference too long.
+        let short = Filter {
+            max_len: 30,
+            ..Filter::default()
+        };
+        assert_eq!(
+            short.admit("abcdefghij", Some(&base)).unwrap_err(),
+            Refusal::TooLong { len: 32, limit: 30 }
+        );
+    }
+
+    #[test]
+    fn a_huge_reference_is_refused_cheaply_and_named_briefly() {
+        let f = Filter::default();
+        let huge = format!("http://example.lv/{}", "ž".repeat(51_200));
+        let e = f.admit(&huge, None).unwrap_err();
+        // The length as written: parsing would have percent-encoded each
+        // "ž" into six bytes, so it was refused before any parsing.
+        assert_eq!(
+            e.to_string(),
+            format!("URL too long ({} bytes, limit 1024)", huge.len())
+        );
+        // A bad host 100 KB long is named, cut on a char boundary.
+        let wide = Filter {
+            max_len: 1 << 20,
+            auth: vec!["example.lv".into()],
+            ..Filter::default()
+        };
+        let e = wide
+            .admit(&format!("http://{}.lt/", "ab.".repeat(30_000)), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("host not allowed (ab.ab."),
+            "{}",
+            cut(&e, 200)
+        );
+        assert!(e.len() < 200, "{} bytes", e.len());
+        assert_eq!(cut("žžž", 3), "ž... (6 bytes)");
+        assert_eq!(cut("abc", 3), "abc");
     }
 }

@@ -23,12 +23,14 @@ use crate::store::cache::Cache;
 use crate::store::record::{Flags, Lease, Record, State};
 use crate::store::rep::RepCache;
 use crate::store::{Key, Table};
+use crate::web::admit::{self, Filter, Refusal};
 use crate::web::http::{self, Client, Failure, Kind, Request, Response};
 use crate::web::politeness::{Gate, Policy};
 use crate::web::robots::{self, Entry, Robots};
 use crate::web::url::{self, Base};
 use crate::{debug, info};
 
+mod options;
 mod queue;
 mod results;
 mod stats;
@@ -49,6 +51,9 @@ pub struct Config {
     pub robots_ttl: Duration,
     /// Redirects followed from a first URL (`--fetch-redirects`).
     pub max_redirects: u8,
+    /// Which redirect targets and robots.txt Sitemap lines may become
+    /// records: the same admission nlpc-scan applies to links.
+    pub admit: Filter,
     /// `-m`: print the monitor once a second.
     pub monitor: bool,
 }

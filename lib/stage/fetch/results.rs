@@ -144,14 +144,8 @@ impl Fetcher<'_> {
             info!("robots.txt {}: {}", resp.url, status);
         }
         self.rep.store(&entry)?;
-        // Sitemaps listed in robots.txt become NEW records.
-        let inserts: Vec<Record> = rules
-            .sitemaps
-            .iter()
-            .filter_map(|s| url::normalise(s).ok())
-            .filter(|s| matches!(url::scheme_of(s), "http" | "https"))
-            .map(|s| Record::new(&s, now))
-            .collect();
+        // Sitemaps listed in robots.txt become NEW records, if admitted.
+        let inserts = self.admit_sitemaps(&resp.url, &rules.sitemaps, now);
         if !inserts.is_empty() {
             let mut w = self.d.store.write()?;
             for r in &inserts {
@@ -163,6 +157,44 @@ impl Fetcher<'_> {
             .insert(origin.clone(), (Arc::new(rules), entry.expires));
         self.robots_fetching.remove(&origin);
         Ok(())
+    }
+
+    /// The NEW records of a robots.txt's Sitemap lines, those admission
+    /// lets in. Each refusal is logged with its reason: the first few as
+    /// info lines, the rest as debug lines and a count, so a hostile file of
+    /// thousands of lines cannot flood the log.
+    fn admit_sitemaps(&self, robots_url: &str, sitemaps: &[String], now: u64) -> Vec<Record> {
+        const SAID: usize = 5;
+        let mut inserts = Vec::new();
+        let mut refused = 0usize;
+        for s in sitemaps {
+            match self.cfg.admit.admit(s, None) {
+                Ok(u) => inserts.push(Record::new(&u, now)),
+                Err(why) => {
+                    refused += 1;
+                    if refused <= SAID {
+                        info!(
+                            "robots.txt {}: Sitemap {} not admitted: {why}",
+                            admit::shown(robots_url),
+                            admit::shown(s)
+                        );
+                    } else {
+                        debug!(
+                            "robots.txt {}: Sitemap {} not admitted: {why}",
+                            admit::shown(robots_url),
+                            admit::shown(s)
+                        );
+                    }
+                }
+            }
+        }
+        if refused > SAID {
+            info!(
+                "robots.txt {}: {refused} Sitemap lines not admitted in all",
+                admit::shown(robots_url)
+            );
+        }
+        inserts
     }
 
     pub(super) fn page_done(&mut self, job: Job, resp: Response) -> Result<()> {
@@ -202,27 +234,34 @@ impl Fetcher<'_> {
                 Ok(())
             }
             301 | 302 | 303 | 307 | 308 => {
-                let target = Base::parse(&r.url)
-                    .ok()
-                    .and_then(|b| b.join(&resp.headers.location).ok())
-                    .map(url::strip_session_ids);
+                let location = resp.headers.location.trim();
+                let target = match Base::parse(&r.url) {
+                    Ok(b) if !location.is_empty() => Some(self.cfg.admit.admit(location, Some(&b))),
+                    _ => None,
+                };
                 let (state, why, inserts) = match target {
-                    None => (
+                    None | Some(Err(Refusal::NotAUrl(_))) => (
                         State::Unreach,
                         format!("HTTP {status} without a usable Location"),
                         Vec::new(),
                     ),
-                    Some(t) if t == r.url => (State::Unreach, "redirect loop".into(), Vec::new()),
-                    Some(_) if r.redirects >= self.cfg.max_redirects => {
+                    // A target admission refuses is a filter's verdict, not
+                    // a failure to retry: REJECTED, with the reason.
+                    Some(Err(refusal)) => (
+                        State::Rejected,
+                        format!("redirect to a URL not admitted: {refusal}"),
+                        Vec::new(),
+                    ),
+                    Some(Ok(t)) if t == r.url => {
+                        (State::Unreach, "redirect loop".into(), Vec::new())
+                    }
+                    Some(Ok(_)) if r.redirects >= self.cfg.max_redirects => {
                         (State::Unreach, "too many redirects".into(), Vec::new())
                     }
-                    Some(t) if !matches!(url::scheme_of(&t), "http" | "https") => {
-                        (State::Unreach, format!("redirect to {t}"), Vec::new())
-                    }
-                    Some(t) => {
+                    Some(Ok(t)) => {
                         let mut n = Record::new(&t, now);
                         n.depth = r.depth;
-                        n.redirects = r.redirects + 1;
+                        n.redirects = r.redirects.saturating_add(1);
                         (State::Redirect, format!("redirect to {t}"), vec![n])
                     }
                 };

@@ -166,9 +166,9 @@ mod tests {
     fn choosing_an_address() {
         let o = Outcome::Addrs(vec![
             "10.0.0.1".parse().unwrap(),
-            "192.0.2.7".parse().unwrap(),
+            "100.128.2.7".parse().unwrap(),
         ]);
-        assert_eq!(o.choose(false).unwrap().to_string(), "192.0.2.7");
+        assert_eq!(o.choose(false).unwrap().to_string(), "100.128.2.7");
         assert_eq!(o.choose(true).unwrap().to_string(), "10.0.0.1");
         let p = Outcome::Addrs(vec!["10.0.0.1".parse().unwrap()]);
         assert_eq!(p.choose(false).unwrap_err(), "private address 10.0.0.1");
