@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use lmdb::{Cursor, Transaction};
 
 use crate::error::{DbError, Error, Result};
-use crate::store::record::{Lease, Record, State, FORMAT_VERSION, RECLAIM_LIMIT};
+use crate::store::record::{Lease, Record, State, FORMAT_VERSION, RECLAIM_COUNTED, RECLAIM_LIMIT};
 
 /// Length of a record key: a 16-byte hash and a collision ordinal.
 pub const KEY_LEN: usize = 17;
@@ -867,8 +867,9 @@ impl<'s> Write<'s> {
         Ok(r.returned + r.quarantined.len())
     }
 
-    /// Ends every lease whose owner `alive` says is gone. Each record counts
-    /// the reclaims in a row; at [`RECLAIM_LIMIT`] it is set aside as
+    /// Ends every lease whose owner `alive` says is gone. Each record in one
+    /// of [`RECLAIM_COUNTED`] counts the reclaims in a row; at
+    /// [`RECLAIM_LIMIT`] it is set aside as
     /// QUARANTINED (changed at `now`) instead of going back to its input
     /// state, so a record that kills its daemon is not handed out forever.
     pub fn reclaim_dead(&mut self, alive: impl Fn(Lease) -> bool, now: u64) -> Result<Reclaimed> {
@@ -889,7 +890,9 @@ impl<'s> Write<'s> {
                 _ => {}
             }
             rec.lease = None;
-            rec.reclaims = rec.reclaims.saturating_add(1);
+            if RECLAIM_COUNTED.contains(&rec.state) {
+                rec.reclaims = rec.reclaims.saturating_add(1);
+            }
             if rec.reclaims >= RECLAIM_LIMIT {
                 rec.reason = format!(
                     "its daemon died {} times while holding it (in {})",

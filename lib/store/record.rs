@@ -168,6 +168,15 @@ pub struct Record {
 /// luck).
 pub const RECLAIM_LIMIT: u8 = 3;
 
+/// The states whose daemons work on what they lease at once (nlpc-resolve,
+/// nlpc-vrfy, nlpc-scan), so a death while holding a record says something
+/// about the record: only reclaims from these count toward
+/// [`RECLAIM_LIMIT`]. nlpc-fetch holds READY and DIRTY records in its
+/// per-address queues for as long as politeness says, and a fetcher killed
+/// from outside would otherwise set aside every page it was waiting to
+/// fetch; it catches panics on a page itself.
+pub const RECLAIM_COUNTED: [State; 3] = [State::New, State::Fresh, State::Verified];
+
 /// Single-bit facts about a record.
 pub struct Flags;
 
