@@ -21,6 +21,16 @@ fn main() {
         ..store::Options::default()
     };
     let st = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
+    if cfg.check {
+        run_check(&st);
+    }
+    if let Some(dir) = &cfg.backup {
+        match st.backup(dir) {
+            Ok(n) => println!("{}: {n} bytes", dir.join("data.mdb").display()),
+            Err(e) => daemon::fail(NAME, e),
+        }
+        return;
+    }
     let rd = st.read().unwrap_or_else(|e| daemon::fail(NAME, e));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -102,4 +112,23 @@ fn print_history(
         }
     }
     Ok(())
+}
+
+/// `--check`: one line per problem, a summary, and exit 1 if any.
+fn run_check(st: &Store) -> ! {
+    let rep = st.check_all().unwrap_or_else(|e| daemon::fail(NAME, e));
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for p in &rep.problems {
+        let _ = writeln!(out, "{p}");
+    }
+    let _ = writeln!(
+        out,
+        "checked {} records and {} index entries: {} problems",
+        rep.records,
+        rep.index_entries,
+        rep.problems.len()
+    );
+    let _ = out.flush();
+    std::process::exit(if rep.problems.is_empty() { 0 } else { 1 })
 }

@@ -18,8 +18,16 @@ fn main() {
 
     if !o.free().is_empty() {
         // Seeding mode: insert the operands (or stdin's lines) and exit.
-        let store = Store::open(&o.common.db, store::Options::default())
-            .unwrap_or_else(|e| daemon::fail(NAME, e));
+        let create = if o.flag("create") {
+            store::Create::Force
+        } else {
+            store::Create::IfAbsent
+        };
+        let opts = store::Options {
+            create,
+            ..store::Options::default()
+        };
+        let store = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
         let from_stdin = o.free() == ["-"];
         let operands = o.free().to_vec();
         let urls: Box<dyn Iterator<Item = (usize, String)>> = if from_stdin {
@@ -37,6 +45,11 @@ fn main() {
         std::process::exit(if rep.bad > 0 { 2 } else { 0 });
     }
 
+    if o.flag("create") {
+        o.fail(nlpcrawl::Error::Usage(
+            "--create applies to seeding only: give URLs or -".into(),
+        ));
+    }
     let cache = Cache::new(&o.common.cache);
     let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));
     if let Err(e) = d.run(&[State::Verified], |d| scan::step(d, &cfg, &cache)) {

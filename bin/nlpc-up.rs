@@ -19,8 +19,11 @@ fn main() {
 
     let cache = Cache::new(&o.common.cache);
     if !actions.is_empty() {
-        let st = Store::open(&o.common.db, store::Options::default())
-            .unwrap_or_else(|e| daemon::fail(NAME, e));
+        let opts = store::Options {
+            create: store::Create::Never,
+            ..store::Options::default()
+        };
+        let st = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
         let explicit = !cfg.select.states.is_empty();
         match up::force(&st, &cache, &cfg, &actions, explicit, clock::now()) {
             Ok(rep) => info!("forced: {rep}"),

@@ -28,6 +28,7 @@ fn main() {
         filter: plan.filter,
         daemons: plan.daemons,
         once: plan.once,
+        create: plan.create,
         monitor: plan.monitor,
         log: plan.log,
     };

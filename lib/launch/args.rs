@@ -19,6 +19,8 @@ pub struct Plan {
     pub db: PathBuf,
     pub debug: u8,
     pub once: bool,
+    /// `--create`: start a new database over an empty or lost one.
+    pub create: bool,
     pub monitor: bool,
     /// Where the daemons' lines go; None leaves them on standard error.
     pub log: Option<PathBuf>,
@@ -217,6 +219,7 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
         db: o.common.db.clone(),
         debug: o.common.debug,
         once: o.common.once,
+        create: o.flag("create"),
         monitor,
         seeds,
         filter,

@@ -206,6 +206,8 @@ pub struct Launch {
     pub daemons: Vec<Daemon>,
     /// Run until no record can advance, then stop.
     pub once: bool,
+    /// `--create`: start a new database over an empty or lost one.
+    pub create: bool,
     pub monitor: bool,
     /// Where the daemons' lines go; None leaves them on standard error.
     pub log: Option<PathBuf>,
@@ -217,8 +219,19 @@ pub struct Launch {
 pub fn run(cfg: Launch) -> Result<()> {
     use std::io::IsTerminal;
     let signals = crate::run::daemon::Signals::block();
+    // The store first: a damaged database is refused before anything is
+    // written beside it (the lock file).
+    let create = if cfg.create {
+        crate::store::Create::Force
+    } else {
+        crate::store::Create::IfAbsent
+    };
+    let opts = crate::store::Options {
+        create,
+        ..crate::store::Options::default()
+    };
+    let store = Store::open(&cfg.db, opts)?;
     let lock = Lock::take(&cfg.db)?;
-    let store = Store::open(&cfg.db, crate::store::Options::default())?;
     let mut seeds = cfg.seeds.peekable();
     if seeds.peek().is_some() {
         let rep = crate::stage::scan::seed(&store, &cfg.filter, seeds)?;

@@ -23,6 +23,10 @@ pub struct Config {
     pub json: bool,
     /// `--history`: the versions of this URL.
     pub history: Option<String>,
+    /// `--check`: check the whole database instead of listing.
+    pub check: bool,
+    /// `--backup`: copy the database into this directory instead of listing.
+    pub backup: Option<std::path::PathBuf>,
 }
 
 impl Config {
@@ -33,6 +37,8 @@ impl Config {
             counts: o.flag("c"),
             json: o.flag("json"),
             history: o.text("history"),
+            check: o.flag("check"),
+            backup: o.path("backup"),
         };
         let s = &cfg.select;
         if cfg.history.is_some()
@@ -40,6 +46,17 @@ impl Config {
         {
             return Err(Error::Usage(
                 "--history takes no other selector and no -c".into(),
+            ));
+        }
+        let selected = cfg.counts
+            || cfg.history.is_some()
+            || s.pattern.is_some()
+            || !s.states.is_empty()
+            || !s.auth.is_empty();
+        if (cfg.check || cfg.backup.is_some()) && (selected || (cfg.check && cfg.backup.is_some()))
+        {
+            return Err(Error::Usage(
+                "--check and --backup take no other option but the paths".into(),
             ));
         }
         Ok(cfg)

@@ -150,6 +150,13 @@ pub static OPTIONS: &[Opt] = &[
         EVERY,
     ),
     own(flag("once", None, "drain the input once and exit", EVERY)),
+    // Only the writers that seed may create a database.
+    own(flag(
+        "create",
+        None,
+        "seeding: start a new database over an empty data.mdb or a lone lock.mdb",
+        NLPCD | SCAN,
+    )),
     // nlpcd's own.
     own(flag(
         "",
@@ -594,6 +601,20 @@ pub static OPTIONS: &[Opt] = &[
         "",
         Check::Text,
         "print the stored and archived versions of this URL",
+        LIST,
+    ),
+    flag(
+        "check",
+        None,
+        "check every page, record and index entry; print the problems",
+        LIST,
+    ),
+    value(
+        "backup",
+        "dir",
+        "",
+        Check::Path,
+        "copy the database, compacted, to dir/data.mdb while it runs",
         LIST,
     ),
     // nlpc-dump.
