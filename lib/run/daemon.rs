@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::info;
 use crate::run::clock;
 use crate::run::options::Common;
-use crate::store::record::{Lease, Record, State};
+use crate::store::record::{Lease, Record, State, RECLAIM_LIMIT};
 use crate::store::{self, Key, Store};
 
 /// A lease older than this is reclaimed even if its owner still runs: no
@@ -185,24 +185,39 @@ impl Daemon {
         Ok((lease, batch))
     }
 
-    /// Returns the records of dead daemons to their input states, or sets
-    /// them aside as QUARANTINED when their daemons died
-    /// [`RECLAIM_LIMIT`](crate::store::record::RECLAIM_LIMIT) times in a
-    /// row while holding them.
+    /// Returns the records of dead daemons to their input states.
     pub fn reclaim(&self) -> Result<usize> {
         let mut w = self.store.write()?;
-        let r = w.reclaim_dead(lease_owner_alive, clock::now())?;
+        let n = w.reclaim(lease_owner_alive)?;
         w.commit()?;
-        if r.returned > 0 {
-            info!("reclaimed {} records from dead leases", r.returned);
+        if n > 0 {
+            info!("reclaimed {n} records from dead leases");
         }
-        for u in &r.quarantined {
-            info!(
-                "quarantined {u}: its daemon died {} times while holding it",
-                crate::store::record::RECLAIM_LIMIT
-            );
+        Ok(n)
+    }
+
+    /// After a panic outside the work on any one record (in a write
+    /// transaction, which the unwinding aborted): gives back every record
+    /// this process holds, counting the failure against each, and sets aside
+    /// those it was held against [`RECLAIM_LIMIT`] times in a row. Returns
+    /// the error the daemon stops with.
+    fn failed(&self, why: String) -> Error {
+        let res = self.store.write().and_then(|mut w| {
+            let r = w.fail_leases(std::process::id(), clock::now())?;
+            w.commit()?;
+            Ok(r)
+        });
+        match res {
+            Ok(r) => {
+                for u in &r.quarantined {
+                    info!(
+                        "quarantined {u}: its daemon failed {RECLAIM_LIMIT} times while holding it"
+                    );
+                }
+                Error::Input(format!("{why} (outside the work on any one record)"))
+            }
+            Err(e) => e,
         }
-        Ok(r.returned + r.quarantined.len())
     }
 
     /// Runs `work`, the work on the record of `url`, and contains its
@@ -245,7 +260,13 @@ impl Daemon {
             if self.signals.stopping() {
                 break;
             }
-            let n = step(self)?;
+            // A panic that escapes the per-record containment (one in a
+            // write transaction) ends the daemon, but counts against the
+            // records it held. The step's state is dropped with it.
+            let n = match catch_panic("", || step(self)) {
+                Ok(n) => n?,
+                Err(why) => return Err(self.failed(why)),
+            };
             if n > 0 {
                 continue;
             }
@@ -363,6 +384,22 @@ fn test_panic(url: &str) {
 
 #[cfg(not(debug_assertions))]
 fn test_panic(_url: &str) {}
+
+/// Test builds only: panics on a record whose URL holds the value of
+/// `NLPCRAWL_TEST_ESCAPE_ON`, where a stage calls it inside its write
+/// transaction, outside the per-record containment. Release builds have no
+/// such hook.
+pub fn test_escape(url: &str) {
+    #[cfg(debug_assertions)]
+    if let Some(pat) = std::env::var_os("NLPCRAWL_TEST_ESCAPE_ON") {
+        let pat = pat.to_string_lossy();
+        if !pat.is_empty() && url.contains(pat.as_ref()) {
+            panic!("NLPCRAWL_TEST_ESCAPE_ON matched {url}");
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = url;
+}
 
 /// How often an idle daemon checks whether work has arrived.
 pub const WAKE_CHECK: Duration = Duration::from_millis(10);

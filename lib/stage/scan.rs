@@ -247,6 +247,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     let mut w = d.store.write()?;
     let mut scanned = 0;
     for ((key, rec), found) in batch.iter().zip(results) {
+        crate::run::daemon::test_escape(&rec.url);
         let mut done = rec.clone();
         done.state = State::Scanned;
         done.changed = now;

@@ -19,7 +19,7 @@ use lmdb::{Cursor, Transaction};
 
 use crate::error::{DbError, Error, Result};
 use crate::store::check::{self, Found};
-use crate::store::record::{Lease, Record, State, FORMAT_VERSION, RECLAIM_COUNTED, RECLAIM_LIMIT};
+use crate::store::record::{Lease, Record, State, FORMAT_VERSION, RECLAIM_LIMIT};
 
 /// Length of a record key: a 16-byte hash and a collision ordinal.
 pub const KEY_LEN: usize = 17;
@@ -147,7 +147,7 @@ pub struct Store {
     hasher: Hasher,
 }
 
-/// What [`Write::reclaim_dead`] did.
+/// What [`Write::fail_leases`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reclaimed {
     /// Records returned to their input state.
@@ -902,7 +902,7 @@ impl<'s> Write<'s> {
             Some(cur) if cur.lease == Some(lease) => {
                 let mut rec = rec.clone();
                 rec.lease = None;
-                // Its daemon lived to give it back: the dead leases before
+                // Its daemon lived to give it back: the failures before
                 // were not its fault.
                 rec.reclaims = 0;
                 self.update(key, &rec)?;
@@ -913,42 +913,52 @@ impl<'s> Write<'s> {
     }
 
     /// Returns every lease whose owner `alive` says is gone to the record's
-    /// input state. Returns how many were reclaimed (returned or
-    /// quarantined); see [`Write::reclaim_dead`].
+    /// input state. Returns how many were reclaimed. A dead owner's leases
+    /// are not held against the records: an owner killed from outside (an
+    /// operator, the OOM killer) looks the same as one that crashed.
     pub fn reclaim(&mut self, alive: impl Fn(Lease) -> bool) -> Result<usize> {
-        let r = self.reclaim_dead(alive, 0)?;
-        Ok(r.returned + r.quarantined.len())
+        Ok(self.end_leases(|l| !alive(l), false, 0)?.returned)
     }
 
-    /// Ends every lease whose owner `alive` says is gone. Each record in one
-    /// of [`RECLAIM_COUNTED`] counts the reclaims in a row; at
-    /// [`RECLAIM_LIMIT`] it is set aside as
-    /// QUARANTINED (changed at `now`) instead of going back to its input
-    /// state, so a record that kills its daemon is not handed out forever.
-    pub fn reclaim_dead(&mut self, alive: impl Fn(Lease) -> bool, now: u64) -> Result<Reclaimed> {
-        let mut dead = Vec::new();
+    /// Ends the leases of process `pid`, which failed while holding them (a
+    /// panic outside the work on any one record). Each record counts such
+    /// failures in a row (cleared by [`Write::finish`]); at
+    /// [`RECLAIM_LIMIT`] it is set aside as QUARANTINED (changed at `now`)
+    /// instead of going back to its input state, so a record that makes its
+    /// daemon fail is not handed out forever.
+    pub fn fail_leases(&mut self, pid: u32, now: u64) -> Result<Reclaimed> {
+        self.end_leases(|l| l.pid == pid, true, now)
+    }
+
+    fn end_leases(
+        &mut self,
+        end: impl Fn(Lease) -> bool,
+        count: bool,
+        now: u64,
+    ) -> Result<Reclaimed> {
+        let mut leased = Vec::new();
         for state in State::ALL {
             walk_index(self.store, &self.txn, index_byte(state, true), None, |k| {
-                dead.push(k);
+                leased.push(k);
                 Ok(true)
             })?;
         }
         let mut out = Reclaimed::default();
-        for key in dead {
+        for key in leased {
             let Some(mut rec) = self.get(&key)? else {
                 return Err(self.store.corrupt(&key.0, "index names a missing record"));
             };
             match rec.lease {
-                Some(l) if alive(l) => continue,
+                Some(l) if !end(l) => continue,
                 _ => {}
             }
             rec.lease = None;
-            if RECLAIM_COUNTED.contains(&rec.state) {
+            if count {
                 rec.reclaims = rec.reclaims.saturating_add(1);
             }
-            if rec.reclaims >= RECLAIM_LIMIT {
+            if count && rec.reclaims >= RECLAIM_LIMIT {
                 rec.reason = format!(
-                    "its daemon died {} times while holding it (in {})",
+                    "its daemon failed {} times while holding it (in {})",
                     rec.reclaims, rec.state
                 );
                 rec.state = State::Quarantined;

@@ -158,26 +158,17 @@ pub struct Record {
     pub flags: u32,
     /// Redirects followed to reach this URL from the one first found.
     pub redirects: u8,
-    /// Times in a row the record was reclaimed from a dead daemon's lease;
-    /// cleared when a daemon finishes it. At [`RECLAIM_LIMIT`] it is
-    /// quarantined instead of being handed out again.
+    /// Times in a row its daemon failed while holding it (a panic outside
+    /// the work on any one record); cleared when a daemon finishes it. At
+    /// [`RECLAIM_LIMIT`] it is quarantined instead of being handed out
+    /// again.
     pub reclaims: u8,
 }
 
-/// Reclaims from dead leases in a row after which a record is quarantined:
-/// a record whose daemon died three times while holding it is most likely
-/// what kills it (once is an operator or the OOM killer, twice can be bad
-/// luck).
+/// Failures of its daemon in a row after which a record is quarantined:
+/// at three, the record is most likely what makes it fail (once is bad
+/// luck, twice can be).
 pub const RECLAIM_LIMIT: u8 = 3;
-
-/// The states whose daemons work on what they lease at once (nlpc-resolve,
-/// nlpc-vrfy, nlpc-scan), so a death while holding a record says something
-/// about the record: only reclaims from these count toward
-/// [`RECLAIM_LIMIT`]. nlpc-fetch holds READY and DIRTY records in its
-/// per-address queues for as long as politeness says, and a fetcher killed
-/// from outside would otherwise set aside every page it was waiting to
-/// fetch; it catches panics on a page itself.
-pub const RECLAIM_COUNTED: [State; 3] = [State::New, State::Fresh, State::Verified];
 
 /// Single-bit facts about a record.
 pub struct Flags;
