@@ -20,7 +20,7 @@ use crate::document::lang;
 use crate::document::text;
 use crate::error::{Error, Result};
 use crate::run::clock;
-use crate::run::daemon::Daemon;
+use crate::run::daemon::{Contained, Daemon};
 use crate::run::options::Parsed;
 use crate::store::cache::Cache;
 use crate::store::record::{Flags, Record, State};
@@ -405,18 +405,31 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
         return Ok(0);
     }
     // Reading and judging happen outside any transaction, so other daemons
-    // are not held up by them.
+    // are not held up by them, and one record at a time inside `contain`,
+    // so an unreadable body or a panic in a decoder sets that record aside
+    // instead of killing the daemon on it forever.
     let mut results = Vec::with_capacity(batch.len());
+    let mut stop = None;
     for (key, rec) in &batch {
-        let body = cache.read(key)?;
-        let v = verify(cfg, rec, body.as_deref());
-        if let Some(c) = &v.charset {
-            debug!(
-                "{}: charset {} ({})",
-                rec.url,
-                c.encoding.name(),
-                c.source.name()
-            );
+        let v = match d.contain(&rec.url, || {
+            let body = cache.read(key)?;
+            Ok(verify(cfg, rec, body.as_deref()))
+        }) {
+            Ok(v) => v,
+            Err(e) => {
+                stop = Some(e);
+                break;
+            }
+        };
+        if let Contained::Done(v) = &v {
+            if let Some(c) = &v.charset {
+                debug!(
+                    "{}: charset {} ({})",
+                    rec.url,
+                    c.encoding.name(),
+                    c.source.name()
+                );
+            }
         }
         results.push(v);
     }
@@ -424,6 +437,19 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     let mut w = d.store.write()?;
     let mut done = 0;
     for ((key, rec), v) in batch.iter().zip(&results) {
+        let v = match v {
+            Contained::Done(v) => v,
+            Contained::Quarantine(why) => {
+                let mut new = rec.clone();
+                new.state = State::Quarantined;
+                new.reason = why.clone();
+                new.changed = now;
+                if w.finish(key, &new, lease)? {
+                    done += 1;
+                }
+                continue;
+            }
+        };
         let new = v.apply(rec, now);
         if !w.finish(key, &new, lease)? {
             debug!("{}: lease lost, skipped", rec.url);
@@ -435,8 +461,16 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
             None => info!("verified {} ({})", rec.url, summary(v)),
         }
     }
+    // Stopping on an error: what was done is kept, and the records not
+    // reached go back as they were.
+    for (key, rec) in &batch[results.len()..] {
+        w.finish(key, rec, lease)?;
+    }
     w.commit()?;
-    Ok(done)
+    match stop {
+        Some(e) => Err(e),
+        None => Ok(done),
+    }
 }
 
 /// "lv 0.93, dict 0.41" for the log.
