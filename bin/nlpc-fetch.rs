@@ -86,6 +86,12 @@ fn main() {
         )
         .optopt(
             "",
+            "fetch-max-delay",
+            "longest Crawl-delay or Request-rate obeyed (default 60s)",
+            "time",
+        )
+        .optopt(
+            "",
             "fetch-redirects",
             "redirects followed from a first URL (default 5)",
             "n",
@@ -253,10 +259,16 @@ fn main() {
         robots_ttl: o
             .duration("robots-ttl", Duration::from_secs(86_400))
             .or_exit(),
+        max_delay: o
+            .duration("fetch-max-delay", nlpcrawl::stage::fetch::DEFAULT_MAX_DELAY)
+            .or_exit(),
         max_redirects: o.value("fetch-redirects", 5u8).or_exit(),
         admit,
         monitor,
     };
+    if let Err(e) = cfg.validate() {
+        o.usage_error(e).exit();
+    }
     let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));
     let res = Fetcher::new(&d, cfg).and_then(|mut f| f.run());
     if let Err(e) = res {
