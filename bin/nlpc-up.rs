@@ -52,6 +52,12 @@ fn main() {
             "re-fetch REJECTED, EXCLUDED and REDIRECT records this long after (default: --ttexp)",
             "time",
         )
+        .optopt(
+            "",
+            "ttaddr",
+            "resolve a record's host again when its address is older (default 1d)",
+            "time",
+        )
         .optflag("", "force-exp", "expire the selected records now")
         .optflag("", "force-rev", "revive the selected records now")
         .optflag("", "force-dead", "declare the selected records DEAD now")
@@ -72,6 +78,7 @@ fn main() {
         rtdead: o.value("rtdead", d.rtdead).or_exit(),
         ttdel: secs("ttdel", d.ttdel),
         ttrej: secs("ttrej", ttexp),
+        ttaddr: secs("ttaddr", d.ttaddr),
         select: list::selector(&o).or_exit(),
         ..d
     };
