@@ -275,13 +275,12 @@ fn move_keys(
     store: &Store,
     cache: &Cache,
     keys: &[Key],
-    batch: usize,
-    ttaddr: u64,
+    cfg: &Config,
     rep: &mut Report,
     now: u64,
     decide: &dyn Fn(&Record) -> Vec<Action>,
 ) -> Result<()> {
-    for chunk in keys.chunks(batch.max(1)) {
+    for chunk in keys.chunks(cfg.batch.max(1)) {
         let mut w = store.write()?;
         for key in chunk {
             let Some(before) = w.get(key)? else {
@@ -299,7 +298,7 @@ fn move_keys(
             for a in &actions {
                 let prev = r.clone();
                 apply(*a, &mut r, now);
-                if r.state == State::Dirty && address_stale(&w, &r, ttaddr, now)? {
+                if r.state == State::Dirty && address_stale(&w, &r, cfg.ttaddr, now)? {
                     r.state = State::New;
                 }
                 rep.count(*a);
@@ -353,9 +352,7 @@ pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Repo
                     _ => Vec::new(),
                 }
             };
-            move_keys(
-                store, cache, &keys, cfg.batch, cfg.ttaddr, &mut rep, now, &decide,
-            )?;
+            move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
             match last {
                 Some(k) => from = Some(k),
                 None => break,
@@ -417,9 +414,7 @@ pub fn force(
         out
     };
     let mut rep = Report::default();
-    move_keys(
-        store, cache, &keys, cfg.batch, cfg.ttaddr, &mut rep, now, &decide,
-    )?;
+    move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
     Ok(rep)
 }
 

@@ -770,6 +770,65 @@ mod tests {
     }
 
     #[test]
+    fn robots_bodies_are_cut_not_refused() {
+        use std::io::Write;
+        let max = robots::MAX_SIZE;
+        let text = b"Disallow: /x\n".repeat(100_000);
+        assert!(text.len() > max);
+        assert_eq!(decode_robots("", text.clone()).unwrap(), &text[..max]);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&text).unwrap();
+        let gz = gz.finish().unwrap();
+        assert_eq!(decode_robots("gzip", gz.clone()).unwrap(), &text[..max]);
+        // A compressed stream cut on the wire gives what it decoded.
+        let cut = decode_robots("gzip", gz[..gz.len() / 2].to_vec()).unwrap();
+        assert!(!cut.is_empty() && text.starts_with(&cut));
+        assert!(matches!(
+            decode_robots("gzip", vec![1, 2, 3]),
+            Err(Failure::Decode(_))
+        ));
+    }
+
+    #[test]
+    fn unbounded_transfers_are_refused() {
+        let c = Config {
+            user_agent: String::new(),
+            from: None,
+            accept: String::new(),
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::ZERO,
+            min_speed: 0,
+            slow_time: Duration::from_secs(30),
+            max_size: 1,
+            filter: HeaderFilter::default(),
+            max_connections: 1,
+            pipeline: 1,
+            ca_file: None,
+        };
+        let e = c.validate().unwrap_err();
+        assert!(e.contains("--fetch-timeout 0") && e.contains("--fetch-min-speed 0"));
+        assert!(Config {
+            min_speed: 10,
+            ..c.clone()
+        }
+        .validate()
+        .is_ok());
+        assert!(Config {
+            min_speed: 10,
+            slow_time: Duration::ZERO,
+            ..c.clone()
+        }
+        .validate()
+        .is_err());
+        assert!(Config {
+            timeout: Duration::from_secs(1),
+            ..c
+        }
+        .validate()
+        .is_ok());
+    }
+
+    #[test]
     fn ports() {
         assert_eq!(port_of("http://h/"), Some(80));
         assert_eq!(port_of("https://h/"), Some(443));
