@@ -1082,7 +1082,9 @@ fn limits_without_a_bound_are_refused() {
             "{args:?}: {err}"
         );
     }
-    // A timeout of 0 with a minimum speed is bounded.
+    // A timeout of 0 with a minimum speed is bounded (on a database that
+    // exists: daemons do not create one).
+    drop(c.store());
     let o = c.run(
         "nlpc-fetch",
         &["--once", "--fetch-timeout", "0", "--fetch-min-speed", "10"],

@@ -16,6 +16,7 @@ use crate::document::lang::{self, Language};
 use crate::error::{Error, Result};
 use crate::output::warc::{self, Writer};
 use crate::run::clock;
+use crate::run::options::Parsed;
 use crate::store::archive::{self, Archive, Version};
 use crate::store::cache::{self, Cache};
 use crate::store::record::{Record, State};
@@ -39,6 +40,31 @@ pub struct Config {
     pub warc: Option<PathBuf>,
     /// `--text`: the directory of text files.
     pub text: Option<PathBuf>,
+}
+
+impl Config {
+    /// nlpc-dump's configuration from its options.
+    pub fn from_options(o: &Parsed) -> Result<Config> {
+        let select = o.selector()?;
+        if let Some(s) = select.states.iter().find(|s| !CORPUS.contains(s)) {
+            return Err(Error::Usage(format!(
+                "-s: {s} records are not part of the corpus (VERIFIED, SCANNED)"
+            )));
+        }
+        let cfg = Config {
+            select,
+            langs: o.langs("lang")?,
+            archived: o.flag("archived"),
+            warc: o.path("warc"),
+            text: o.path("text"),
+        };
+        if cfg.warc.is_none() && cfg.text.is_none() {
+            return Err(Error::Usage(
+                "nothing to do: give --warc, --text or both".into(),
+            ));
+        }
+        Ok(cfg)
+    }
 }
 
 /// What a dump wrote.

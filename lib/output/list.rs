@@ -5,44 +5,62 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::run::clock::iso8601;
-use crate::run::options::{Exit, Parsed};
+use crate::run::options::Parsed;
 use crate::store::archive::{self, Archive};
 use crate::store::cache::Cache;
 use crate::store::record::{Record, State};
 use crate::store::select::Selector;
 use crate::store::{Key, Read};
-use crate::web::admit;
 
-/// Adds the selector options (`-s`, `--auth`) that nlpc-list, nlpc-up and
-/// nlpc-dump share; the pattern is their one operand.
-pub fn selector_options(opts: &mut getopts::Options) {
-    opts.optmulti("s", "", "records in this state (repeatable)", "state")
-        .optmulti(
-            "",
-            "auth",
-            "records of this host and its subdomains",
-            "host",
-        );
+/// What nlpc-list is to print.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// `-s`, `--auth` and the pattern.
+    pub select: Selector,
+    /// `-c`: per-state counts instead of records.
+    pub counts: bool,
+    /// `--json`: JSON lines.
+    pub json: bool,
+    /// `--history`: the versions of this URL.
+    pub history: Option<String>,
+    /// `--check`: check the whole database instead of listing.
+    pub check: bool,
+    /// `--backup`: copy the database into this directory instead of listing.
+    pub backup: Option<std::path::PathBuf>,
 }
 
-/// The selector given by `-s`, `--auth` and at most one pattern operand.
-pub fn selector(o: &Parsed) -> std::result::Result<Selector, Exit> {
-    let mut sel = Selector::default();
-    for s in o.list("s", "") {
-        match s.parse::<State>() {
-            Ok(st) if !sel.states.contains(&st) => sel.states.push(st),
-            Ok(_) => {}
-            Err(e) => return Err(o.usage_error(format!("-s: {e}"))),
+impl Config {
+    /// nlpc-list's configuration from its options.
+    pub fn from_options(o: &Parsed) -> Result<Config> {
+        let cfg = Config {
+            select: o.selector()?,
+            counts: o.flag("c"),
+            json: o.flag("json"),
+            history: o.text("history"),
+            check: o.flag("check"),
+            backup: o.path("backup"),
+        };
+        let s = &cfg.select;
+        if cfg.history.is_some()
+            && (cfg.counts || s.pattern.is_some() || !s.states.is_empty() || !s.auth.is_empty())
+        {
+            return Err(Error::Usage(
+                "--history takes no other selector and no -c".into(),
+            ));
         }
+        let selected = cfg.counts
+            || cfg.history.is_some()
+            || s.pattern.is_some()
+            || !s.states.is_empty()
+            || !s.auth.is_empty();
+        if (cfg.check || cfg.backup.is_some()) && (selected || (cfg.check && cfg.backup.is_some()))
+        {
+            return Err(Error::Usage(
+                "--check and --backup take no other option but the paths".into(),
+            ));
+        }
+        Ok(cfg)
     }
-    sel.auth = admit::host_patterns(&o.list("auth", ""))
-        .map_err(|e| o.usage_error(format!("--auth: {e}")))?;
-    match o.free() {
-        [] => {}
-        [pat] => sel.pattern = Some(pat.clone()),
-        _ => return Err(o.usage_error("at most one pattern")),
-    }
-    Ok(sel)
 }
 
 /// One version of a page in its history.

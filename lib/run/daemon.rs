@@ -122,10 +122,15 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// Blocks stop signals, opens the store and reclaims dead leases.
+    /// Blocks stop signals, opens the store (which must exist: only
+    /// seeding creates one) and reclaims dead leases.
     pub fn start(name: &'static str, common: Common) -> Result<Daemon> {
         let signals = Signals::block();
-        let store = Store::open(&common.db, store::Options::default())?;
+        let opts = store::Options {
+            create: store::Create::Never,
+            ..store::Options::default()
+        };
+        let store = Store::open(&common.db, opts)?;
         let d = Daemon {
             name,
             common,

@@ -52,6 +52,18 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// nlpc-scan's configuration from its options.
+    pub fn from_options(o: &crate::run::options::Parsed) -> Result<Config> {
+        Ok(Config {
+            filter: crate::stage::admission(o)?,
+            ascend: o.flag("filter-ascend"),
+            ascend_scan: o.flag("filter-ascend-scan"),
+            ..Config::default()
+        })
+    }
+}
+
 /// How the seeding went.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct SeedReport {

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use lmdb::{Cursor, Transaction};
 
 use crate::error::{DbError, Error, Result};
+use crate::store::check::{self, Found};
 use crate::store::record::{Lease, Record, State, FORMAT_VERSION};
 
 /// Length of a record key: a 16-byte hash and a collision ordinal.
@@ -42,7 +43,7 @@ pub fn url_hash(url: &[u8]) -> [u8; 16] {
 
 /// An LMDB failure as the error type of the library, which never names
 /// the binding.
-fn db_error(e: lmdb::Error) -> DbError {
+pub(super) fn db_error(e: lmdb::Error) -> DbError {
     match e {
         lmdb::Error::MapFull => DbError::full("database map is full (raise the map size)"),
         lmdb::Error::Other(libc::ENOSPC) => DbError::full("no space left on device"),
@@ -96,10 +97,26 @@ pub enum Table {
     History,
 }
 
+/// Whether opening may create a database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Create {
+    /// Never: where there is no database, say so (the daemons, the tools).
+    Never,
+    /// Where nothing was ever created: no data.mdb and no lock.mdb (a
+    /// writer's first run).
+    IfAbsent,
+    /// Also over an empty (0-byte) data.mdb, or where lock.mdb lies without
+    /// data.mdb (`--create`). A data.mdb with anything in it is never
+    /// replaced.
+    Force,
+}
+
 /// How to open the store.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     pub read_only: bool,
+    /// Ignored (as [`Create::Never`]) when `read_only`.
+    pub create: Create,
     pub map_size: usize,
     /// Only tests change this, to force collisions.
     pub hasher: Hasher,
@@ -109,19 +126,23 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             read_only: false,
+            create: Create::IfAbsent,
             map_size: DEFAULT_MAP_SIZE,
             hasher: url_hash,
         }
     }
 }
 
+/// What to do with a database that is gone but left a trace.
+const LOST: &str = "the database was lost (restore it from a backup, or start a new, empty one with nlpc-scan --create or nlpcd --create)";
+
 /// The open environment and its databases.
 pub struct Store {
-    env: lmdb::Environment,
+    pub(super) env: lmdb::Environment,
     path: PathBuf,
-    records: lmdb::Database,
-    index: lmdb::Database,
-    counters: lmdb::Database,
+    pub(super) records: lmdb::Database,
+    pub(super) index: lmdb::Database,
+    pub(super) counters: lmdb::Database,
     tables: [lmdb::Database; 4],
     hasher: Hasher,
 }
@@ -135,7 +156,7 @@ pub enum Inserted {
     Known(Key, State),
 }
 
-const META_FORMAT: &[u8] = b"format";
+pub(super) const META_FORMAT: &[u8] = b"format";
 
 impl Store {
     /// Opens (and with a writable open, creates) the store at `path`.
@@ -145,11 +166,35 @@ impl Store {
             what,
             source: db_error(e),
         };
-        if opts.read_only {
-            if !path.join("data.mdb").exists() {
-                return Err(Error::NoDatabase(path.to_path_buf()));
-            }
+        let create = if opts.read_only {
+            Create::Never
         } else {
+            opts.create
+        };
+        // Before LMDB maps the file: it trusts what it maps, and a
+        // truncated or overwritten file would kill the process by a signal.
+        let damaged = |why: String| Error::Damaged {
+            path: path.to_path_buf(),
+            why,
+        };
+        let found =
+            check::inspect(path).map_err(|e| Error::io(path.join("data.mdb"), "cannot read", e))?;
+        match found {
+            Found::Sound => {}
+            Found::Nothing if create == Create::Never => {
+                return Err(Error::NoDatabase(path.to_path_buf()))
+            }
+            Found::Nothing => {}
+            Found::Empty | Found::LockOnly if create == Create::Force => {}
+            Found::Empty => return Err(damaged(format!("data.mdb is empty (0 bytes): {LOST}"))),
+            Found::LockOnly => {
+                return Err(damaged(format!(
+                    "lock.mdb is here but data.mdb is missing: {LOST}"
+                )))
+            }
+            Found::Damaged(why) => return Err(damaged(why)),
+        }
+        if create != Create::Never {
             std::fs::create_dir_all(path)
                 .map_err(|e| Error::io(path, "cannot create database directory", e))?;
         }
@@ -169,20 +214,28 @@ impl Store {
         let mut dead: libc::c_int = 0;
         // SAFETY: env is a valid, open environment for the whole call.
         unsafe { lmdb_sys::mdb_reader_check(env.env(), &mut dead) };
+        crate::store::guard::arm(&env, path);
 
+        // Tables are created only by an open that may create the database,
+        // or (a table added since) once the format version is known good.
+        let may_create = std::cell::Cell::new(create != Create::Never);
         let open = |name: &str| -> Result<lmdb::Database> {
-            let r = if opts.read_only {
-                env.open_db(Some(name))
-            } else {
+            let r = if may_create.get() {
                 env.create_db(Some(name), lmdb::DatabaseFlags::empty())
+            } else {
+                env.open_db(Some(name))
             };
             r.map_err(|e| match e {
-                lmdb::Error::NotFound => Error::NoDatabase(path.to_path_buf()),
+                lmdb::Error::NotFound if name == "meta" => Error::NoDatabase(path.to_path_buf()),
+                lmdb::Error::NotFound => damaged(format!(
+                    "its {name} table is missing: the database is damaged (restore it from a backup)"
+                )),
                 e => db_err("cannot open table", e),
             })
         };
         let meta = open("meta")?;
-        Store::check_version(&env, meta, path, opts.read_only)?;
+        Store::check_version(&env, meta, path, create == Create::Never)?;
+        may_create.set(!opts.read_only);
         let records = open("records")?;
         let index = open("index")?;
         let counters = open("counters")?;
@@ -207,7 +260,7 @@ impl Store {
         env: &lmdb::Environment,
         meta: lmdb::Database,
         path: &Path,
-        read_only: bool,
+        never_create: bool,
     ) -> Result<()> {
         let db_err = |what, e| Error::Db {
             path: path.to_path_buf(),
@@ -235,7 +288,7 @@ impl Store {
                 found: v,
                 expected: FORMAT_VERSION,
             }),
-            None if read_only => Err(Error::NoDatabase(path.to_path_buf())),
+            None if never_create => Err(Error::NoDatabase(path.to_path_buf())),
             None => {
                 let mut txn = env
                     .begin_rw_txn()
@@ -306,7 +359,7 @@ impl Store {
         })
     }
 
-    fn err(&self, what: &'static str, e: lmdb::Error) -> Error {
+    pub(super) fn err(&self, what: &'static str, e: lmdb::Error) -> Error {
         Error::Db {
             path: self.path.clone(),
             what,
@@ -333,14 +386,14 @@ fn index_byte(state: State, leased: bool) -> u8 {
     state as u8 | if leased { LEASED } else { 0 }
 }
 
-fn index_key(byte: u8, key: &Key) -> [u8; 1 + KEY_LEN] {
+pub(super) fn index_key(byte: u8, key: &Key) -> [u8; 1 + KEY_LEN] {
     let mut k = [0; 1 + KEY_LEN];
     k[0] = byte;
     k[1..].copy_from_slice(&key.0);
     k
 }
 
-fn record_index_byte(r: &Record) -> u8 {
+pub(super) fn record_index_byte(r: &Record) -> u8 {
     index_byte(r.state, r.lease.is_some())
 }
 

@@ -30,6 +30,7 @@ use crate::web::robots::{self, Entry, Robots};
 use crate::web::url::{self, Base};
 use crate::{debug, info};
 
+mod options;
 mod queue;
 mod results;
 mod rules;
