@@ -407,7 +407,8 @@ impl Fetcher<'_> {
                 };
             }
             let wait = until.saturating_duration_since(now).as_secs_f64().ceil();
-            info!("left {n} records of {what} waiting {wait}s: {why}");
+            let records = if n == 1 { "record" } else { "records" };
+            info!("left {n} {records} of {what} waiting {wait}s: {why}");
         }
         Ok(true)
     }
