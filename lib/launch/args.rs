@@ -239,78 +239,23 @@ mod tests {
         for p in Program::DAEMONS {
             check_daemon(p, &[]).unwrap_or_else(|e| panic!("{}: {e}", p.name()));
         }
-        // The table's defaults are the stages' defaults.
+        // The table's defaults are the stages' defaults, field by field.
+        macro_rules! same {
+            ($a:expr, $b:expr; $($f:ident),+) => {
+                assert_eq!(($(&$a.$f,)+), ($(&$b.$f,)+))
+            };
+        }
         let o = check_daemon(Program::Resolve, &[]).unwrap();
-        let (r, d) = (
-            resolve::Config::from_options(&o).unwrap(),
-            resolve::Config::default(),
-        );
-        assert_eq!(
-            (
-                r.burst,
-                r.pause,
-                r.concurrency,
-                r.cache_age,
-                r.timeout,
-                r.retries,
-                r.hosts_file
-            ),
-            (
-                d.burst,
-                d.pause,
-                d.concurrency,
-                d.cache_age,
-                d.timeout,
-                d.retries,
-                d.hosts_file
-            )
-        );
+        let r = resolve::Config::from_options(&o).unwrap();
+        let d = resolve::Config::default();
+        same!(r, d; burst, pause, concurrency, cache_age, timeout, retries, hosts_file);
         let o = check_daemon(Program::Up, &[]).unwrap();
-        let (u, d) = (up::Config::from_options(&o).unwrap(), up::Config::default());
-        assert_eq!(
-            (u.ttexp, u.ttmin, u.ttrev, u.rtdead, u.ttdel, u.ttrej),
-            (d.ttexp, d.ttmin, d.ttrev, d.rtdead, d.ttdel, d.ttrej)
-        );
+        let u = up::Config::from_options(&o).unwrap();
+        let d = up::Config::default();
+        same!(u, d; ttexp, ttmin, ttrev, rtdead, ttdel, ttrej);
         let o = check_daemon(Program::Vrfy, &[]).unwrap();
-        let (v, d) = (
-            vrfy::Config::from_options(&o).unwrap(),
-            vrfy::Config::default(),
-        );
-        assert_eq!(
-            (
-                v.default_charset,
-                v.max_replaced,
-                v.lang_min_conf,
-                v.lang_min_text,
-                v.lang_max_text,
-                v.dict_min
-            ),
-            (
-                d.default_charset,
-                d.max_replaced,
-                d.lang_min_conf,
-                d.lang_min_text,
-                d.lang_max_text,
-                d.dict_min
-            )
-        );
-        let o = check_daemon(Program::Scan, &[]).unwrap();
-        let (s, d) = (
-            scan::Config::from_options(&o).unwrap().filter,
-            Filter::default(),
-        );
-        assert_eq!(
-            (s.schemes, s.max_len, s.max_depth, s.max_repeat),
-            (d.schemes, d.max_len, d.max_depth, d.max_repeat)
-        );
-        let o = check_daemon(Program::Fetch, &[]).unwrap();
-        let (f, d) = (
-            fetch::Config::from_options(&o).unwrap().policy,
-            crate::web::politeness::Policy::default(),
-        );
-        assert_eq!(
-            (f.burst, f.polite, f.pipeline),
-            (d.burst, d.polite, d.pipeline)
-        );
+        let v = vrfy::Config::from_options(&o).unwrap();
+        let d = vrfy::Config::default();
+        same!(v, d; default_charset, max_replaced, lang_min_conf, lang_min_text, lang_max_text, dict_min);
     }
 }

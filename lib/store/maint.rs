@@ -11,8 +11,9 @@ use lmdb::{Cursor, Transaction};
 
 use crate::error::{Error, Result};
 use crate::store::check;
-use crate::store::db::{db_error, index_key, record_index_byte, Store, KEY_LEN};
+use crate::store::db::{db_error, Store, KEY_LEN};
 use crate::store::record::{Record, State};
+use crate::store::txn::{index_key, record_index_byte};
 
 /// What [`Store::check_all`] found.
 #[derive(Debug, Default)]
