@@ -195,11 +195,10 @@ impl Fetcher<'_> {
                             .is_some_and(|o| o.pid != self.claim.pid && lease_owner_alive(o));
                         // An address resting past the horizon is left
                         // alone, and its records in the store, till then.
-                        let rest = e.until.saturating_sub(clock::real_now_ms());
-                        let far = Duration::from_millis(rest) > HORIZON;
+                        let rest = rest_wait(e.until, clock::real_now_ms());
+                        let far = rest > HORIZON;
                         if far && !taken {
-                            self.far_addrs
-                                .insert(addr, Instant::now() + Duration::from_millis(rest));
+                            self.far_addrs.insert(addr, Instant::now() + rest);
                         }
                         let u = (!taken && !far).then_some(e.until);
                         if u.is_some() {
