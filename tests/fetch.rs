@@ -910,3 +910,184 @@ fn a_private_address_is_admitted_only_when_allowed() {
         }
     }
 }
+
+#[test]
+fn a_robots_txt_over_the_size_limit_is_read_to_500_kib_and_obeyed() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.32");
+    // 4.5 MiB: over the 4 MiB page limit. The rules come first; the rest is
+    // comment lines.
+    let mut body = b"User-agent: *\nDisallow: /private\n".to_vec();
+    let filler = b"# nothing to see here, just a very long robots.txt file\n";
+    while body.len() < 4608 * 1024 {
+        body.extend_from_slice(filler);
+    }
+    srv.route("/robots.txt", Reply::new(200, "text/plain", body.clone()));
+    srv.route("/public", Reply::html("ok"));
+    srv.route("/private/x", Reply::html("secret"));
+    let st = c.store();
+    plant_ready(&st, &srv.url("big.test", "/public"), &srv.ip());
+    plant_ready(&st, &srv.url("big.test", "/private/x"), &srv.ip());
+    drop(st);
+    fetch_once(&c, &[]);
+    let st = c.store();
+    assert_eq!(
+        record(&st, &srv.url("big.test", "/public")).state,
+        State::Fresh
+    );
+    let private = record(&st, &srv.url("big.test", "/private/x"));
+    assert_eq!(
+        (private.state, private.reason.as_str()),
+        (State::Excluded, "disallowed by robots.txt")
+    );
+    assert!(srv.page_hits().iter().all(|h| h.path != "/private/x"));
+    // The file was cut at 500 KiB: not read whole, and kept cut.
+    let robots = srv
+        .hits()
+        .into_iter()
+        .find(|h| h.path == "/robots.txt")
+        .unwrap();
+    assert!(robots.sent < body.len(), "the whole file was sent");
+    let rep = nlpcrawl::store::rep::RepCache::new(c.tmp.path().join("rep"));
+    let e = rep
+        .load(&format!("http://big.test:{}", srv.port()))
+        .unwrap()
+        .unwrap();
+    assert_eq!((e.status, e.body.len()), (200, 500 * 1024));
+    assert_consistent(&st, true);
+}
+
+#[test]
+fn the_first_page_waits_out_the_crawl_delay_after_robots_txt() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.33");
+    srv.route(
+        "/robots.txt",
+        Reply::new(200, "text/plain", "User-agent: *\nCrawl-delay: 1\n"),
+    );
+    srv.route("/first", Reply::html("x"));
+    let st = c.store();
+    plant_ready(&st, &srv.url("paced.test", "/first"), &srv.ip());
+    drop(st);
+    fetch_once(&c, &["--fetch-burst", "2", "--fetch-polite", "0.05s"]);
+    let hits = srv.hits();
+    assert_eq!(
+        hits.iter().map(|h| h.path.as_str()).collect::<Vec<_>>(),
+        ["/robots.txt", "/first"]
+    );
+    let gap = hits[1].at.duration_since(hits[0].at);
+    assert!(
+        gap >= Duration::from_secs(1),
+        "the first page came {:.3}s after robots.txt",
+        secs(gap)
+    );
+}
+
+#[test]
+fn a_huge_crawl_delay_is_capped_at_fetch_max_delay() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.34");
+    srv.route(
+        "/robots.txt",
+        Reply::new(200, "text/plain", "User-agent: *\nCrawl-delay: 86400\n"),
+    );
+    let st = c.store();
+    for i in 0..2 {
+        let path = format!("/c{i}");
+        srv.route(&path, Reply::html("x"));
+        plant_ready(&st, &srv.url("capped.test", &path), &srv.ip());
+    }
+    drop(st);
+    let start = std::time::Instant::now();
+    let err = fetch_once(&c, &["--fetch-max-delay", "1s", "--fetch-polite", "0.05s"]);
+    let took = start.elapsed();
+    assert!(
+        err.contains("delay of 86400s capped at 1s (--fetch-max-delay)"),
+        "{err}"
+    );
+    let st = c.store();
+    assert_eq!(urls_in(&st, State::Fresh).len(), 2);
+    let hits = srv.hits();
+    assert_eq!(hits.len(), 3);
+    // robots.txt, then each page a second (the cap) after the one before.
+    for w in hits.windows(2) {
+        let gap = w[1].at.duration_since(w[0].at);
+        assert!(gap >= Duration::from_secs(1), "{:.3}s apart", secs(gap));
+    }
+    assert!(took < Duration::from_secs(30), "took {:.1}s", secs(took));
+    assert_consistent(&st, true);
+}
+
+#[test]
+fn once_leaves_records_of_a_host_that_must_wait_unleased_and_says_so() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.35");
+    srv.route_host(
+        "slow.test",
+        "/robots.txt",
+        Reply::new(200, "text/plain", "User-agent: *\nCrawl-delay: 86400\n"),
+    );
+    let st = c.store();
+    for i in 0..3 {
+        let path = format!("/w{i}");
+        srv.route(&path, Reply::html("x"));
+        plant_ready(&st, &srv.url("slow.test", &path), &srv.ip());
+        plant_ready(&st, &srv.url("quick.test", &path), &srv.ip());
+    }
+    drop(st);
+    let start = std::time::Instant::now();
+    // The default cap, 60 s, is past the horizon: nothing of slow.test can
+    // be fetched in this run.
+    let err = fetch_once(&c, &[]);
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(20), "took {:.1}s", secs(took));
+    let st = c.store();
+    let origin = format!("http://slow.test:{}", srv.port());
+    assert!(
+        err.lines().any(
+            |l| l.contains(&format!("left 3 records of {origin} waiting"))
+                && l.contains("robots.txt delay 86400s, capped at 60s")
+        ),
+        "{err}"
+    );
+    for i in 0..3 {
+        let r = record(&st, &srv.url("slow.test", &format!("/w{i}")));
+        assert_eq!((r.state, r.lease), (State::Ready, None));
+        assert_eq!(
+            record(&st, &srv.url("quick.test", &format!("/w{i}"))).state,
+            State::Fresh
+        );
+    }
+    assert!(srv.page_hits().iter().all(|h| h.host != "slow.test"));
+    assert_consistent(&st, true);
+}
+
+#[test]
+fn limits_without_a_bound_are_refused() {
+    let c = Crawl::new();
+    for (args, want) in [
+        (
+            &["--fetch-timeout", "0", "--fetch-min-speed", "0"][..],
+            "--fetch-timeout 0 with --fetch-min-speed 0",
+        ),
+        (&["--fetch-polite", "10000000"][..], "--fetch-polite"),
+        (&["--fetch-max-delay", "2d"][..], "--fetch-max-delay"),
+    ] {
+        let o = c.run("nlpc-fetch", &[&["--once"], args].concat());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        let first = err.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("nlpc-fetch: ") && first.contains(want),
+            "{args:?}: {err}"
+        );
+    }
+    // A timeout of 0 with a minimum speed is bounded (on a database that
+    // exists: daemons do not create one).
+    drop(c.store());
+    let o = c.run(
+        "nlpc-fetch",
+        &["--once", "--fetch-timeout", "0", "--fetch-min-speed", "10"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

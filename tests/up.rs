@@ -638,3 +638,120 @@ fn history_after_two_changed_refetches() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("not in the database"), "{}", stderr(&o));
 }
+
+/// nlpc-resolve --once asking `dns`, loopback answers allowed.
+fn resolve_once(c: &Crawl, dns: &common::dns::DnsServer) {
+    let o = c
+        .cmd("nlpc-resolve")
+        .args(["--nameserver", &dns.arg(), "--hosts-file"])
+        .arg(c.tmp.path().join("hosts"))
+        .args(["--dns-timeout", "1s", "--allow-private", "--once"])
+        .output()
+        .expect("run nlpc-resolve");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+fn fetch_once(c: &Crawl) {
+    let o = c.run("nlpc-fetch", &["--once", "--fetch-polite", "0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+fn set_record(c: &Crawl, url: &str, f: impl FnOnce(&mut Record)) {
+    let st = c.store();
+    let (k, mut r) = st.read().unwrap().lookup(url).unwrap().unwrap();
+    f(&mut r);
+    let mut w = st.write().unwrap();
+    w.update(&k, &r).unwrap();
+    w.commit().unwrap();
+}
+
+#[test]
+fn a_host_that_moved_is_resolved_again_and_fetched_from_its_new_address() {
+    use nlpcrawl::stage::resolve::HostEntry;
+    let dns = common::dns::DnsServer::start();
+    let old = Server::start("127.0.0.40");
+    let new = Server::start_at("127.0.0.41", old.port());
+    for srv in [&old, &new] {
+        srv.route("/a", Reply::html("page a"));
+        srv.route("/b", Reply::html("page b"));
+    }
+    // A short TTL: by the time the record comes back, the answer is old.
+    dns.a("moving.test", &["127.0.0.40"], 1);
+    let c = Crawl::new();
+    let (ua, ub) = (old.url("moving.test", "/a"), old.url("moving.test", "/b"));
+    for u in [&ua, &ub] {
+        insert_new(&c.store(), &Record::new(u, clock::now()));
+    }
+    resolve_once(&c, &dns);
+    fetch_once(&c);
+    assert_eq!(old.page_hits().len(), 2);
+    assert_eq!(record(&c.store(), &ua).addr, "127.0.0.40");
+
+    // The host moves: the old address refuses connections.
+    dns.a("moving.test", &["127.0.0.41"], 300);
+    let port = old.port();
+    drop(old);
+    wait_until(Duration::from_secs(10), "the old address to close", || {
+        std::net::TcpStream::connect(("127.0.0.40", port)).is_err()
+    });
+    // /a is due for a re-fetch while the address is young, and fails to
+    // connect; /b was fetched and is SCANNED.
+    set_record(&c, &ua, |r| r.state = State::Dirty);
+    fetch_once(&c);
+    let a = record(&c.store(), &ua);
+    assert_eq!(a.state, State::Unreach);
+    assert!(a.reason.starts_with("cannot connect"), "{}", a.reason);
+    set_record(&c, &ub, |r| r.state = State::Scanned);
+
+    // Eleven days on: /a is revived, /b expires; both go back through the
+    // resolver, /a for its connection failure, /b for its address's age.
+    let o = c
+        .cmd("nlpc-up")
+        .env(clock::OFFSET_VAR, (11 * DAY).to_string())
+        .arg("--once")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let st = c.store();
+    assert_eq!(
+        (record(&st, &ua).state, record(&st, &ub).state),
+        (State::New, State::New),
+        "{}",
+        stderr(&o)
+    );
+    drop(st);
+    // The resolver's entry ages by the answer's TTL (real time).
+    wait_until(Duration::from_secs(10), "the DNS answer to age", || {
+        let v = c
+            .store()
+            .read()
+            .unwrap()
+            .table_get(Table::Hosts, b"moving.test")
+            .unwrap()
+            .unwrap();
+        let e = HostEntry::decode(&v).unwrap();
+        clock::real_now_ms() > e.resolved_ms + 1000
+    });
+    let asked = dns.count("moving.test");
+    resolve_once(&c, &dns);
+    assert!(dns.count("moving.test") > asked, "DNS was not asked again");
+    let st = c.store();
+    for u in [&ua, &ub] {
+        let r = record(&st, u);
+        assert_eq!(
+            (r.state, r.addr.as_str()),
+            (State::Ready, "127.0.0.41"),
+            "{u}"
+        );
+    }
+    drop(st);
+    fetch_once(&c);
+    let st = c.store();
+    for u in [&ua, &ub] {
+        assert_eq!(record(&st, u).state, State::Fresh, "{u}");
+    }
+    let mut paths: Vec<String> = new.page_hits().into_iter().map(|h| h.path).collect();
+    paths.sort();
+    assert_eq!(paths, ["/a", "/b"]);
+    assert_consistent(&st, true);
+}

@@ -9,10 +9,11 @@
 use crate::error::{Error, Result};
 use crate::run::clock;
 use crate::run::options::Parsed;
+use crate::stage::resolve::{HostEntry, Outcome};
 use crate::store::cache::Cache;
 use crate::store::record::{Record, State};
 use crate::store::select::Selector;
-use crate::store::{Key, Store};
+use crate::store::{Key, Store, Table, Write};
 use crate::{debug, info};
 
 const DAY: u64 = 86_400;
@@ -33,6 +34,10 @@ pub struct Config {
     /// `--ttrej`: REJECTED, EXCLUDED and REDIRECT records are fetched again
     /// this long after they got there.
     pub ttrej: u64,
+    /// `--ttaddr`: a record sent to be fetched again whose address was
+    /// resolved longer ago than this goes back through nlpc-resolve (NEW)
+    /// rather than to DIRTY.
+    pub ttaddr: u64,
     /// Only these records are touched (`-s`, `--auth`, pattern).
     pub select: Selector,
     /// Records moved per write transaction.
@@ -48,6 +53,7 @@ impl Default for Config {
             rtdead: 5,
             ttdel: 5 * DAY,
             ttrej: 10 * DAY,
+            ttaddr: DAY,
             select: Selector::default(),
             batch: 1024,
         }
@@ -65,6 +71,7 @@ impl Config {
             rtdead: o.int("rtdead")?,
             ttdel: o.duration("ttdel")?.as_secs(),
             ttrej: o.duration_opt("ttrej")?.map_or(ttexp, |d| d.as_secs()),
+            ttaddr: o.duration("ttaddr")?.as_secs(),
             select: o.selector()?,
             ..Config::default()
         };
@@ -208,11 +215,19 @@ pub fn due(cfg: &Config, r: &Record, now: u64) -> Option<Action> {
     }
 }
 
+/// True when a record's failure was on the way to the server: the
+/// connection (or the robots.txt request before it) got no answer. The
+/// host may have moved, so its name is resolved again.
+pub fn connection_failed(reason: &str) -> bool {
+    reason.starts_with("cannot connect") || reason.starts_with("robots.txt unavailable: ")
+}
+
 /// Where a record goes to be fetched again. One without an address never
 /// resolved (its DNS failed), and nlpc-fetch would fail it at once for
-/// want of one: it goes back to NEW, through nlpc-resolve.
+/// want of one: it goes back to NEW, through nlpc-resolve; so does an
+/// UNREACH one whose server could not be reached.
 fn refetch_state(r: &Record) -> State {
-    if r.addr.is_empty() {
+    if r.addr.is_empty() || (r.state == State::Unreach && connection_failed(&r.reason)) {
         State::New
     } else {
         State::Dirty
@@ -301,6 +316,25 @@ fn log_move(before: &Record, after: &Record, a: Action) {
     }
 }
 
+/// True when `r`'s address is older than `ttaddr` at `now`: the resolver's
+/// entry for its host (`Table::Hosts`) was made that long ago, or no
+/// longer holds the address. A host without an entry (a database filled
+/// by other means) keeps its address.
+fn address_stale(w: &Write<'_>, r: &Record, ttaddr: u64, now: u64) -> Result<bool> {
+    let Some(v) = w.table_get(Table::Hosts, r.host().as_bytes())? else {
+        return Ok(false);
+    };
+    let Ok(e) = HostEntry::decode(&v) else {
+        return Ok(true);
+    };
+    let old = (e.resolved_ms / 1000).saturating_add(ttaddr) <= now;
+    let listed = match &e.outcome {
+        Outcome::Addrs(v) => v.iter().any(|a| a.to_string() == r.addr),
+        _ => false,
+    };
+    Ok(old || !listed)
+}
+
 /// Moves the records under `keys` that `decide` still wants moved, looking
 /// at each again inside the write transaction: one that another daemon
 /// leased or moved since the snapshot is left alone.
@@ -308,12 +342,12 @@ fn move_keys(
     store: &Store,
     cache: &Cache,
     keys: &[Key],
-    batch: usize,
+    cfg: &Config,
     rep: &mut Report,
     now: u64,
     decide: &dyn Fn(&Record) -> Vec<Action>,
 ) -> Result<()> {
-    for chunk in keys.chunks(batch.max(1)) {
+    for chunk in keys.chunks(cfg.batch.max(1)) {
         let mut w = store.write()?;
         for key in chunk {
             let Some(before) = w.get(key)? else {
@@ -331,6 +365,9 @@ fn move_keys(
             for a in &actions {
                 let prev = r.clone();
                 apply(*a, &mut r, now);
+                if r.state == State::Dirty && address_stale(&w, &r, cfg.ttaddr, now)? {
+                    r.state = State::New;
+                }
                 rep.count(*a);
                 log_move(&prev, &r, *a);
             }
@@ -382,7 +419,7 @@ pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Repo
                     _ => Vec::new(),
                 }
             };
-            move_keys(store, cache, &keys, cfg.batch, &mut rep, now, &decide)?;
+            move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
             match last {
                 Some(k) => from = Some(k),
                 None => break,
@@ -444,7 +481,7 @@ pub fn force(
         out
     };
     let mut rep = Report::default();
-    move_keys(store, cache, &keys, cfg.batch, &mut rep, now, &decide)?;
+    move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
     Ok(rep)
 }
 
@@ -525,6 +562,32 @@ mod tests {
             due(&Config::default(), &rec(State::Quarantined, 0), u64::MAX),
             None
         );
+    }
+
+    #[test]
+    fn revival_after_a_connection_failure_resolves_again() {
+        for (reason, state) in [
+            ("cannot connect: Connection refused", State::New),
+            ("cannot connect: connect timeout", State::New),
+            (
+                "robots.txt unavailable: cannot connect: No route",
+                State::New,
+            ),
+            ("robots.txt unavailable: no answer", State::New),
+            ("robots.txt unavailable", State::Dirty),
+            ("HTTP 500", State::Dirty),
+            ("timeout", State::Dirty),
+        ] {
+            let mut r = rec(State::Unreach, 1000);
+            r.reason = reason.into();
+            apply(Action::Revive, &mut r, 2000);
+            assert_eq!(r.state, state, "{reason}");
+        }
+        // Expiry of a page that was fetched is not a connection failure.
+        let mut r = rec(State::Redirect, 1000);
+        r.reason = "cannot connect: but not UNREACH".into();
+        apply(Action::Expire, &mut r, 2000);
+        assert_eq!(r.state, State::Dirty);
     }
 
     #[test]

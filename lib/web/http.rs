@@ -22,6 +22,7 @@ use encoding_rs::Encoding;
 use crate::document::charset;
 use crate::document::lang::{self, Language};
 use crate::error::{Error, Result};
+use crate::web::robots;
 
 /// What a response must be to be read past its headers.
 #[derive(Clone, Debug, Default)]
@@ -57,6 +58,20 @@ pub struct Config {
     /// Certificates to trust instead of the system's, for HTTPS servers of
     /// a private certificate authority.
     pub ca_file: Option<std::path::PathBuf>,
+}
+
+impl Config {
+    /// Refuses settings that leave a transfer without any bound in time: a
+    /// silent server would hold its connection forever.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.timeout.is_zero() && (self.min_speed == 0 || self.slow_time.is_zero()) {
+            return Err(
+                "--fetch-timeout 0 with --fetch-min-speed 0 (or --fetch-slow-time 0) leaves a transfer without a time limit"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
 }
 
 /// Is this request for a page, or for a robots.txt (which is never
@@ -201,6 +216,9 @@ struct Collector {
     kind: Kind,
     filter: HeaderFilter,
     max_size: u64,
+    /// A robots.txt is read up to [`robots::MAX_SIZE`] and cut there
+    /// (RFC 9309 2.5): set once the rest was left unread.
+    cut: bool,
     status: u16,
     multiplexed: bool,
     headers: Headers,
@@ -280,6 +298,17 @@ impl Handler for Collector {
     }
 
     fn write(&mut self, data: &[u8]) -> std::result::Result<usize, WriteError> {
+        if self.kind == Kind::Robots {
+            // What fits is kept and parsed; the rest is not worth reading.
+            let room = ROBOTS_WIRE_MAX.saturating_sub(self.body.len());
+            if data.len() > room {
+                self.body.extend_from_slice(&data[..room]);
+                self.cut = true;
+                return Ok(0);
+            }
+            self.body.extend_from_slice(data);
+            return Ok(data.len());
+        }
         if self.body.len() as u64 + data.len() as u64 > self.max_size {
             self.failure = Some(Failure::TooLarge);
             // A short count makes curl abort the transfer.
@@ -287,6 +316,52 @@ impl Handler for Collector {
         }
         self.body.extend_from_slice(data);
         Ok(data.len())
+    }
+}
+
+/// The most of a robots.txt read off the wire, compressed or not: the
+/// first [`robots::MAX_SIZE`] bytes are what RFC 9309 asks a crawler to
+/// parse.
+const ROBOTS_WIRE_MAX: usize = robots::MAX_SIZE;
+
+/// Decodes a robots.txt body by its Content-Encoding, keeping at most
+/// [`robots::MAX_SIZE`] bytes of the result. A body cut on the wire ends
+/// its compressed stream early: what decoded before that is kept.
+pub fn decode_robots(encoding: &str, body: Vec<u8>) -> std::result::Result<Vec<u8>, Failure> {
+    let max = robots::MAX_SIZE;
+    let mut out = Vec::new();
+    let res = match encoding.trim() {
+        "" | "identity" => {
+            let mut b = body;
+            b.truncate(max);
+            return Ok(b);
+        }
+        "gzip" | "x-gzip" => flate2::read::MultiGzDecoder::new(&body[..])
+            .take(max as u64)
+            .read_to_end(&mut out),
+        "deflate" => match flate2::read::ZlibDecoder::new(&body[..])
+            .take(max as u64)
+            .read_to_end(&mut out)
+        {
+            Ok(n) => Ok(n),
+            Err(e) if !out.is_empty() => Err(e),
+            Err(_) => {
+                out.clear();
+                flate2::read::DeflateDecoder::new(&body[..])
+                    .take(max as u64)
+                    .read_to_end(&mut out)
+            }
+        },
+        "br" => brotli_decompressor::Decompressor::new(&body[..], 4096)
+            .take(max as u64)
+            .read_to_end(&mut out),
+        other => return Err(Failure::Decode(format!("unknown content encoding {other}"))),
+    };
+    match res {
+        Ok(_) => Ok(out),
+        // A stream cut short still gave its beginning.
+        Err(_) if !out.is_empty() => Ok(out),
+        Err(e) => Err(Failure::Decode(e.to_string())),
     }
 }
 
@@ -424,6 +499,7 @@ impl Client {
             kind: req.kind,
             filter: self.cfg.filter.clone(),
             max_size: self.cfg.max_size,
+            cut: false,
             status: 0,
             multiplexed: false,
             headers: Headers::default(),
@@ -468,7 +544,11 @@ impl Client {
         e.timeout(self.cfg.timeout)?;
         e.low_speed_limit(self.cfg.min_speed)?;
         e.low_speed_time(self.cfg.slow_time)?;
-        e.max_filesize(self.cfg.max_size)?;
+        // A robots.txt of any announced size is read up to its own limit
+        // and cut there; a page larger than the limit is refused at once.
+        if req.kind == Kind::Page {
+            e.max_filesize(self.cfg.max_size)?;
+        }
         e.tcp_nodelay(true)?;
         if let Some(ca) = &self.cfg.ca_file {
             e.cainfo(ca)?;
@@ -542,7 +622,10 @@ impl Client {
             let body = std::mem::take(&mut c.body);
             let wire_bytes = body.len() as u64;
             let mut failure = c.failure.take();
-            if failure.is_none() {
+            // A robots.txt cut at its limit was aborted on purpose: what
+            // arrived is the answer.
+            let cut = c.cut;
+            if failure.is_none() && !cut {
                 if let Err(e) = res {
                     let elapsed = t.started.elapsed();
                     failure = Some(classify(&e, connected, c.status, elapsed, self.cfg.timeout));
@@ -552,7 +635,12 @@ impl Client {
             let status = c.status;
             let multiplexed = c.multiplexed;
             let body = if failure.is_none() {
-                match decode_body(&headers.content_encoding, body, self.cfg.max_size) {
+                let decoded = if t.kind == Kind::Robots {
+                    decode_robots(&headers.content_encoding, body)
+                } else {
+                    decode_body(&headers.content_encoding, body, self.cfg.max_size)
+                };
+                match decoded {
                     Ok(b) => b,
                     Err(f) => {
                         failure = Some(f);
@@ -762,6 +850,65 @@ mod tests {
             decode_body("gzip", vec![1, 2, 3], 100),
             Err(Failure::Decode(_))
         ));
+    }
+
+    #[test]
+    fn robots_bodies_are_cut_not_refused() {
+        use std::io::Write;
+        let max = robots::MAX_SIZE;
+        let text = b"Disallow: /x\n".repeat(100_000);
+        assert!(text.len() > max);
+        assert_eq!(decode_robots("", text.clone()).unwrap(), &text[..max]);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&text).unwrap();
+        let gz = gz.finish().unwrap();
+        assert_eq!(decode_robots("gzip", gz.clone()).unwrap(), &text[..max]);
+        // A compressed stream cut on the wire gives what it decoded.
+        let cut = decode_robots("gzip", gz[..gz.len() / 2].to_vec()).unwrap();
+        assert!(!cut.is_empty() && text.starts_with(&cut));
+        assert!(matches!(
+            decode_robots("gzip", vec![1, 2, 3]),
+            Err(Failure::Decode(_))
+        ));
+    }
+
+    #[test]
+    fn unbounded_transfers_are_refused() {
+        let c = Config {
+            user_agent: String::new(),
+            from: None,
+            accept: String::new(),
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::ZERO,
+            min_speed: 0,
+            slow_time: Duration::from_secs(30),
+            max_size: 1,
+            filter: HeaderFilter::default(),
+            max_connections: 1,
+            pipeline: 1,
+            ca_file: None,
+        };
+        let e = c.validate().unwrap_err();
+        assert!(e.contains("--fetch-timeout 0") && e.contains("--fetch-min-speed 0"));
+        assert!(Config {
+            min_speed: 10,
+            ..c.clone()
+        }
+        .validate()
+        .is_ok());
+        assert!(Config {
+            min_speed: 10,
+            slow_time: Duration::ZERO,
+            ..c.clone()
+        }
+        .validate()
+        .is_err());
+        assert!(Config {
+            timeout: Duration::from_secs(1),
+            ..c
+        }
+        .validate()
+        .is_ok());
     }
 
     #[test]

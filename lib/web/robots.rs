@@ -269,6 +269,20 @@ impl Robots {
         self.crawl_delay.max(self.request_interval)
     }
 
+    /// An estimate of the heap memory these rules hold, in bytes, for
+    /// caches that are bounded by size.
+    pub fn heap_size(&self) -> usize {
+        let rules = self.rules.capacity() * std::mem::size_of::<Rule>()
+            + self
+                .rules
+                .iter()
+                .map(|r| r.pattern.capacity())
+                .sum::<usize>();
+        let sitemaps = self.sitemaps.capacity() * std::mem::size_of::<String>()
+            + self.sitemaps.iter().map(|s| s.capacity()).sum::<usize>();
+        rules + sitemaps
+    }
+
     /// True when `minute` (after midnight UTC) lies in the Visit-time
     /// window, or there is none.
     pub fn visit_allowed(&self, minute: u32) -> bool {

@@ -89,9 +89,15 @@ pub struct Server {
 impl Server {
     /// Listens on `ip` (a 127.0.0.0/8 address) at an ephemeral port.
     pub fn start(ip: &str) -> Server {
+        Server::start_at(ip, 0)
+    }
+
+    /// Listens on `ip` at `port` (0: an ephemeral one), as a host that
+    /// moved keeps its port on its new address.
+    pub fn start_at(ip: &str, port: u16) -> Server {
         let ip: IpAddr = ip.parse().expect("address");
         assert!(ip.is_loopback(), "test servers listen on loopback only");
-        let listener = TcpListener::bind((ip, 0)).expect("bind");
+        let listener = TcpListener::bind((ip, port)).expect("bind");
         let addr = listener.local_addr().expect("local address");
         let shared = Arc::new(Shared::default());
         let s = shared.clone();

@@ -334,7 +334,7 @@ pub static OPTIONS: &[Opt] = &[
         "time",
         "10s",
         DURATION,
-        "rest of an address between bursts",
+        "rest of an address between bursts (at most 1d)",
         NLPCD | FETCH,
     ),
     value(
@@ -391,6 +391,14 @@ pub static OPTIONS: &[Opt] = &[
         "30s",
         DURATION,
         "how long a transfer may stay under --fetch-min-speed",
+        FETCH,
+    ),
+    value(
+        "fetch-max-delay",
+        "time",
+        "60s",
+        DURATION,
+        "longest Crawl-delay or Request-rate obeyed (at most 1d)",
         FETCH,
     ),
     value(
@@ -581,6 +589,14 @@ pub static OPTIONS: &[Opt] = &[
         "",
         DURATION,
         "re-fetch REJECTED, EXCLUDED and REDIRECT records this long after (default: --ttexp)",
+        UP,
+    ),
+    value(
+        "ttaddr",
+        "time",
+        "1d",
+        DURATION,
+        "resolve a record's host again when its address is older",
         UP,
     ),
     flag("force-exp", None, "expire the selected records now", UP),

@@ -33,12 +33,14 @@ use crate::{debug, info};
 mod options;
 mod queue;
 mod results;
+mod rules;
 mod stats;
 mod transfer;
 
 pub use queue::AddrEntry;
 use results::path_and_query;
 pub use results::{expiry, x_robots};
+pub use rules::{Rules, RulesCache, DEFAULT_CAP as ROBOTS_CACHE_CAP};
 
 /// How nlpc-fetch works.
 #[derive(Clone, Debug)]
@@ -49,6 +51,9 @@ pub struct Config {
     pub http: http::Config,
     /// How long a robots.txt is trusted at most (`--robots-ttl`).
     pub robots_ttl: Duration,
+    /// The longest wait between two requests to one origin that a server
+    /// may ask for (Crawl-delay, Request-rate) and get (`--fetch-max-delay`).
+    pub max_delay: Duration,
     /// Redirects followed from a first URL (`--fetch-redirects`).
     pub max_redirects: u8,
     /// Which redirect targets and robots.txt Sitemap lines may become
@@ -56,6 +61,49 @@ pub struct Config {
     pub admit: Filter,
     /// `-m`: print the monitor once a second.
     pub monitor: bool,
+}
+
+/// The longest rest between bursts `--fetch-polite` may ask for.
+pub const MAX_POLITE: Duration = Duration::from_secs(86_400);
+
+/// The most `--fetch-max-delay` may let a server ask for.
+pub const MAX_DELAY_LIMIT: Duration = Duration::from_secs(86_400);
+
+/// The default of `--fetch-max-delay`.
+pub const DEFAULT_MAX_DELAY: Duration = Duration::from_secs(60);
+
+/// Records whose origin or address must wait longer than this are given
+/// back to their state unleased rather than held in memory.
+pub const HORIZON: Duration = Duration::from_secs(5);
+
+impl Config {
+    /// Refuses a configuration with an unbounded wait or transfer, naming
+    /// the options at fault.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.policy.polite > MAX_POLITE {
+            return Err(format!(
+                "--fetch-polite: {}s is more than the limit of {}s",
+                self.policy.polite.as_secs_f64(),
+                MAX_POLITE.as_secs()
+            ));
+        }
+        if self.max_delay > MAX_DELAY_LIMIT {
+            return Err(format!(
+                "--fetch-max-delay: {}s is more than the limit of {}s",
+                self.max_delay.as_secs_f64(),
+                MAX_DELAY_LIMIT.as_secs()
+            ));
+        }
+        self.http.validate()
+    }
+
+    /// The delay a robots.txt asks for, capped at `--fetch-max-delay`.
+    pub fn delay_of(&self, rules: &Robots) -> Option<Duration> {
+        rules
+            .delay()
+            .filter(|d| !d.is_zero())
+            .map(|d| d.min(self.max_delay))
+    }
 }
 
 /// A leased record waiting for, or in, a request.
@@ -113,10 +161,19 @@ pub struct Fetcher<'d> {
     archive: Archive,
     rep: RepCache,
     addrs: HashMap<IpAddr, AddrQueue>,
-    robots: HashMap<String, (Arc<Robots>, u64)>,
+    /// Parsed robots.txt rules, bounded by size; the REP cache on disk
+    /// holds them all.
+    robots: RulesCache,
     robots_fetching: HashSet<String>,
     /// Origins resting for their robots.txt delay: no request before this.
     origin_next: HashMap<String, Instant>,
+    /// Addresses resting past [`HORIZON`]: their records are left in the
+    /// store until then.
+    far_addrs: HashMap<IpAddr, Instant>,
+    /// The last fill leased something: fill again at once when idle.
+    fill_leased: bool,
+    /// When `--once` last looked whether only waiting records are left.
+    waiting_checked: Option<Instant>,
     /// Requests in flight to such origins: tag → (origin, delay).
     delayed: HashMap<u64, (String, Duration)>,
     inflight: HashMap<u64, (IpAddr, InFlight)>,
@@ -160,9 +217,12 @@ impl<'d> Fetcher<'d> {
             rep: RepCache::new(&c.rep),
             cfg,
             addrs: HashMap::new(),
-            robots: HashMap::new(),
+            robots: RulesCache::new(ROBOTS_CACHE_CAP),
             robots_fetching: HashSet::new(),
             origin_next: HashMap::new(),
+            far_addrs: HashMap::new(),
+            fill_leased: false,
+            waiting_checked: None,
             delayed: HashMap::new(),
             inflight: HashMap::new(),
             next_tag: 1,
@@ -218,6 +278,10 @@ impl<'d> Fetcher<'d> {
             let fill_due = since.is_none_or(|t| {
                 t >= Duration::from_millis(100) || (self.want_fill && t >= Duration::from_millis(2))
             });
+            if fill_due {
+                // Records that must wait long go back to the store first.
+                self.park(now)?;
+            }
             if fill_due && self.addrs.len() <= self.cfg.hosts {
                 self.fill()?;
                 self.last_fill = Some(now);
@@ -246,8 +310,16 @@ impl<'d> Fetcher<'d> {
             if self.client.in_flight() == 0 && self.queued() == 0 && self.robots_redirects() == 0 {
                 self.commit()?;
                 if self.input_left()? {
-                    // Work is waiting in the database: look for it soon.
-                    self.want_fill = true;
+                    if self.fill_leased {
+                        // Work is waiting in the database: look for it soon.
+                        self.want_fill = true;
+                        continue;
+                    }
+                    // What is left may all be waiting out a long delay:
+                    // --once leaves it, saying so, rather than sit there.
+                    if self.d.common.once && self.only_waiting_left(now)? {
+                        return Ok(());
+                    }
                     continue;
                 }
                 if self.d.common.once || self.d.idle(&[State::Ready, State::Dirty])? {

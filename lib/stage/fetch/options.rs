@@ -33,7 +33,7 @@ impl Config {
             File::open(f).map_err(|e| Error::io(f, "cannot read certificate file", e))?;
         }
         let hosts: usize = o.int("fetch-hosts")?;
-        Ok(Config {
+        let cfg = Config {
             policy,
             hosts,
             http: http::Config {
@@ -58,6 +58,9 @@ impl Config {
             max_redirects: o.int("fetch-redirects")?,
             admit: crate::stage::admission(o)?,
             monitor: o.flag("m"),
-        })
+            max_delay: o.duration("fetch-max-delay")?,
+        };
+        cfg.validate().map_err(Error::Usage)?;
+        Ok(cfg)
     }
 }

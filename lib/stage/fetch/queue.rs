@@ -95,6 +95,16 @@ impl Fetcher<'_> {
         let policy = self.cfg.policy;
         let unspecified = IpAddr::from([0, 0, 0, 0]);
         let mut wanted: Vec<(Key, State, IpAddr)> = Vec::new();
+        self.fill_leased = false;
+        let horizon = Instant::now() + HORIZON;
+        // Origins resting past the horizon: their records stay in the store.
+        let far_origins: HashSet<&str> = self
+            .origin_next
+            .iter()
+            .filter(|(_, t)| **t > horizon)
+            .map(|(o, _)| o.as_str())
+            .collect();
+        let far_addrs = &self.far_addrs;
         {
             let rd = self.d.store.read()?;
             let mut room: HashMap<IpAddr, usize> = self
@@ -137,6 +147,20 @@ impl Fetcher<'_> {
                     if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
                         return Ok(true);
                     }
+                    if far_addrs.get(&a).is_some_and(|t| *t > horizon) {
+                        return Ok(true);
+                    }
+                    if !far_origins.is_empty() {
+                        let far = rd
+                            .peek(&k, |b| {
+                                Record::decode_url(b)
+                                    .is_ok_and(|u| far_origins.contains(url::origin_of(u)))
+                            })?
+                            .unwrap_or(false);
+                        if far {
+                            return Ok(true);
+                        }
+                    }
                     let slot = room.entry(a).or_insert_with(|| queue_cap(&policy, a));
                     if *slot > 0 {
                         *slot -= 1;
@@ -169,8 +193,15 @@ impl Fetcher<'_> {
                         let taken = e
                             .owner
                             .is_some_and(|o| o.pid != self.claim.pid && lease_owner_alive(o));
-                        let u = (!taken).then_some(e.until);
-                        if !taken {
+                        // An address resting past the horizon is left
+                        // alone, and its records in the store, till then.
+                        let rest = rest_wait(e.until, clock::real_now_ms());
+                        let far = rest > HORIZON;
+                        if far && !taken {
+                            self.far_addrs.insert(addr, Instant::now() + rest);
+                        }
+                        let u = (!taken && !far).then_some(e.until);
+                        if u.is_some() {
                             let mine = AddrEntry {
                                 until: e.until,
                                 owner: Some(self.claim),
@@ -190,6 +221,7 @@ impl Fetcher<'_> {
             }
         }
         w.commit()?;
+        self.fill_leased = !got.is_empty();
         let now = Instant::now();
         let now_ms = clock::real_now_ms();
         for (addr, job) in got {
@@ -231,21 +263,177 @@ impl Fetcher<'_> {
 
     /// The robots.txt rules of `origin`, if known and fresh: from memory,
     /// else from the REP cache.
-    pub(super) fn robots_of(&mut self, origin: &str, now: u64) -> Result<Option<Arc<Robots>>> {
-        if let Some((r, exp)) = self.robots.get(origin) {
-            if *exp > now {
-                return Ok(Some(r.clone()));
+    pub(super) fn robots_of(&mut self, origin: &str, now: u64) -> Result<Option<Rules>> {
+        if let Some(r) = self.robots.get(origin) {
+            if r.expires > now {
+                return Ok(Some(r));
             }
         }
         if let Some(e) = self.rep.load(origin)? {
             if e.expires > now {
-                let r = Arc::new(e.robots());
-                self.robots
-                    .insert(origin.to_string(), (r.clone(), e.expires));
+                let robots = e.robots();
+                // The failure's detail lives only in memory; from disk, an
+                // entry without a status was not answered at all.
+                let refusal = robots.denies_all().then(|| {
+                    if e.status == 0 {
+                        "robots.txt unavailable: no answer".to_string()
+                    } else {
+                        "robots.txt unavailable".to_string()
+                    }
+                });
+                let r = Rules {
+                    robots: Arc::new(robots),
+                    expires: e.expires,
+                    refusal,
+                };
+                self.robots.insert(origin.to_string(), r.clone());
                 return Ok(Some(r));
             }
         }
         Ok(None)
+    }
+
+    /// Gives back, unleased, the queued records of origins and addresses
+    /// that must wait past [`HORIZON`]: a record is not held while nothing
+    /// can be done with it. An address left without work leaves, its rest
+    /// kept in the store.
+    pub(super) fn park(&mut self, now: Instant) -> Result<()> {
+        let horizon = now + HORIZON;
+        self.origin_next.retain(|_, t| *t > now);
+        self.far_addrs.retain(|_, t| *t > now);
+        // Origins with a request in flight are blocked, not resting.
+        let busy: HashSet<&str> = self.delayed.values().map(|(o, _)| o.as_str()).collect();
+        let far: HashSet<String> = self
+            .origin_next
+            .iter()
+            .filter(|(o, t)| **t > horizon && !busy.contains(o.as_str()))
+            .map(|(o, _)| o.clone())
+            .collect();
+        let mut parked: Vec<Job> = Vec::new();
+        for (addr, q) in self.addrs.iter_mut() {
+            if !q.gate.in_burst() && q.gate.next_start() > horizon {
+                self.far_addrs.insert(*addr, q.gate.next_start());
+                parked.extend(q.jobs.drain(..));
+                continue;
+            }
+            if far.is_empty() {
+                continue;
+            }
+            let (go, keep): (VecDeque<Job>, VecDeque<Job>) = q
+                .jobs
+                .drain(..)
+                .partition(|j| far.contains(url::origin_of(&j.rec.url)));
+            q.jobs = keep;
+            parked.extend(go);
+        }
+        if parked.is_empty() {
+            return Ok(());
+        }
+        let now_ms = clock::real_now_ms();
+        let mut w = self.d.store.write()?;
+        for j in &parked {
+            w.finish(&j.key, &j.rec, j.lease)?;
+        }
+        // Addresses left idle leave; their rest is kept for the next fill.
+        let idle: Vec<IpAddr> = self
+            .addrs
+            .iter()
+            .filter(|(_, q)| {
+                q.jobs.is_empty() && q.robots_redirect.is_none() && q.gate.in_flight() == 0
+            })
+            .map(|(a, _)| *a)
+            .collect();
+        for a in idle {
+            if let Some(q) = self.addrs.remove(&a) {
+                let rest = q.gate.next_start().saturating_duration_since(now);
+                let e = AddrEntry {
+                    until: now_ms + rest.as_millis() as u64,
+                    owner: None,
+                };
+                e.put(&mut w, &a)?;
+                self.rests.remove(&a);
+            }
+        }
+        w.commit()?;
+        debug!("gave back {} records that must wait", parked.len());
+        Ok(())
+    }
+
+    /// With `--once`: true when every unleased record left is waiting past
+    /// [`HORIZON`] for its origin or address, each of which is then logged
+    /// with its count and wait. Looked at every 200 ms at most.
+    pub(super) fn only_waiting_left(&mut self, now: Instant) -> Result<bool> {
+        if self
+            .waiting_checked
+            .is_some_and(|t| now.duration_since(t) < Duration::from_millis(200))
+        {
+            return Ok(false);
+        }
+        self.waiting_checked = Some(now);
+        let horizon = now + HORIZON;
+        // (what waits, as logged) → (records, until when, why)
+        let mut left: HashMap<String, (u64, Instant, String)> = HashMap::new();
+        let mut all = true;
+        {
+            let rd = self.d.store.read()?;
+            for state in [State::Ready, State::Dirty] {
+                rd.walk_keys(state, false, None, |k| {
+                    let Some((u, a)) = rd
+                        .peek(&k, |b| {
+                            let u = Record::decode_url(b).ok().map(str::to_string);
+                            let a = Record::decode_addr(b)
+                                .ok()
+                                .and_then(|a| a.parse::<IpAddr>().ok());
+                            u.zip(a)
+                        })?
+                        .flatten()
+                    else {
+                        all = false;
+                        return Ok(false);
+                    };
+                    if let Some(t) = self.far_addrs.get(&a).filter(|t| **t > horizon) {
+                        let e = left.entry(format!("address {a}")).or_insert((
+                            0,
+                            *t,
+                            "rest between bursts (--fetch-polite)".into(),
+                        ));
+                        e.0 += 1;
+                        return Ok(true);
+                    }
+                    let o = url::origin_of(&u);
+                    if let Some(t) = self.origin_next.get(o).filter(|t| **t > horizon) {
+                        let e = left.entry(o.to_string()).or_insert((0, *t, String::new()));
+                        e.0 += 1;
+                        return Ok(true);
+                    }
+                    all = false;
+                    Ok(false)
+                })?;
+                if !all {
+                    return Ok(false);
+                }
+            }
+        }
+        let wall = clock::now();
+        let mut lines: Vec<(String, (u64, Instant, String))> = left.into_iter().collect();
+        lines.sort();
+        for (what, (n, until, mut why)) in lines {
+            if why.is_empty() {
+                why = match self.robots_of(&what, wall)?.and_then(|r| r.robots.delay()) {
+                    Some(d) if d > self.cfg.max_delay => format!(
+                        "robots.txt delay {}s, capped at {}s",
+                        d.as_secs_f64(),
+                        self.cfg.max_delay.as_secs_f64()
+                    ),
+                    Some(d) => format!("robots.txt delay {}s", d.as_secs_f64()),
+                    None => "robots.txt delay".into(),
+                };
+            }
+            let wait = until.saturating_duration_since(now).as_secs_f64().ceil();
+            let records = if n == 1 { "record" } else { "records" };
+            info!("left {n} {records} of {what} waiting {wait}s: {why}");
+        }
+        Ok(true)
     }
 
     pub(super) fn queued(&self) -> usize {

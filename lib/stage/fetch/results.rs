@@ -162,9 +162,34 @@ impl Fetcher<'_> {
             }
             w.commit()?;
         }
-        self.robots
-            .insert(origin.clone(), (Arc::new(rules), entry.expires));
+        // The robots.txt request counts in the pacing: the first page waits
+        // out the delay from when the file arrived.
+        if let Some(d) = self.cfg.delay_of(&rules) {
+            if rules.delay().is_some_and(|asked| asked > d) {
+                info!(
+                    "robots.txt {}: delay of {}s capped at {}s (--fetch-max-delay)",
+                    resp.url,
+                    rules.delay().unwrap_or(d).as_secs_f64(),
+                    d.as_secs_f64()
+                );
+            }
+            self.origin_next.insert(origin.clone(), Instant::now() + d);
+        }
         self.robots_fetching.remove(&origin);
+        // Why a page is refused when the file was not had: a connection
+        // that failed is named, so nlpc-up resolves the host again.
+        let refusal = rules.denies_all().then(|| match &resp.failure {
+            Some(f) => format!("robots.txt unavailable: {f}"),
+            None => "robots.txt unavailable".to_string(),
+        });
+        self.robots.insert(
+            origin,
+            Rules {
+                robots: Arc::new(rules),
+                expires: entry.expires,
+                refusal,
+            },
+        );
         Ok(())
     }
 

@@ -53,7 +53,7 @@ impl Fetcher<'_> {
                         };
                         if let Some(why) = self.refused_by_robots(&rules, &job.rec.url, wall) {
                             let mut r = job.rec.clone();
-                            let state = if rules.denies_all() || why.contains("Visit-time") {
+                            let state = if rules.robots.denies_all() || why.contains("Visit-time") {
                                 State::Unreach
                             } else {
                                 State::Excluded
@@ -77,7 +77,7 @@ impl Fetcher<'_> {
                         // A host with a Crawl-delay gets nothing more until
                         // this request is over and the delay has passed; the
                         // other hosts on the address go on.
-                        if let Some(d) = rules.delay().filter(|d| !d.is_zero()) {
+                        if let Some(d) = self.cfg.delay_of(&rules.robots) {
                             self.origin_next.insert(origin.clone(), now + BLOCKED);
                             self.delayed.insert(tag, (origin.clone(), d));
                         }
@@ -151,10 +151,16 @@ impl Fetcher<'_> {
         }
     }
 
-    pub(super) fn refused_by_robots(&self, rules: &Robots, u: &str, wall: u64) -> Option<String> {
-        if rules.denies_all() {
-            return Some("robots.txt unavailable".into());
+    pub(super) fn refused_by_robots(&self, rules: &Rules, u: &str, wall: u64) -> Option<String> {
+        if rules.robots.denies_all() {
+            return Some(
+                rules
+                    .refusal
+                    .clone()
+                    .unwrap_or_else(|| "robots.txt unavailable".into()),
+            );
         }
+        let rules = &rules.robots;
         if !rules.allowed(path_and_query(u)) {
             return Some("disallowed by robots.txt".into());
         }
