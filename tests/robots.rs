@@ -131,7 +131,9 @@ fn rfc9309_cases() {
         .iter()
         .enumerate()
         .filter(|(_, (txt, path, want))| Robots::parse(txt.as_bytes()).allowed(path) != *want)
-        .map(|(i, (txt, path, want))| format!("case {i}: {path} should be allowed={want} with\n{txt:?}"))
+        .map(|(i, (txt, path, want))| {
+            format!("case {i}: {path} should be allowed={want} with\n{txt:?}")
+        })
         .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
@@ -164,7 +166,11 @@ fn a_line_cut_by_the_500_kib_limit_is_dropped() {
     let line = "Allow: /public-area\n";
     let cut_at = 500 * 1024 - txt.len();
     txt.push_str(line);
-    assert_eq!(&line[..cut_at], "Allow: /pub", "the limit must cut the line");
+    assert_eq!(
+        &line[..cut_at],
+        "Allow: /pub",
+        "the limit must cut the line"
+    );
     let r = Robots::parse(txt.as_bytes());
     assert!(!r.allowed("/pub"));
     assert!(!r.allowed("/public-area"));

@@ -55,7 +55,7 @@ fn normalise_pattern(p: &str) -> String {
             enc.push_str(&format!("%{b:02X}"));
         }
     }
-    normalise_percent(&enc)
+    normalise_percent(&enc).into_owned()
 }
 
 /// A rule's pattern as it is compared: percent-normalised, with a `$` that
