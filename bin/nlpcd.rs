@@ -15,12 +15,12 @@ fn main() {
         .unwrap_or_else(|e| args::clap_exit(e));
     let plan = args::plan(&m).unwrap_or_else(|e| daemon::fail(NAME, e));
     log::init(NAME, plan.debug);
-    let seeds: Box<dyn Iterator<Item = (usize, String)>> = if plan.seeds == ["-"] {
+    let seeds: Box<dyn Iterator<Item = scan::Seed>> = if plan.seeds == ["-"] {
         Box::new(scan::seed_lines(std::io::stdin().lock(), |e| {
             daemon::fail(NAME, format!("standard input: {e}"))
         }))
     } else {
-        Box::new(plan.seeds.into_iter().enumerate().map(|(i, u)| (i + 1, u)))
+        Box::new(scan::seed_args(plan.seeds))
     };
     let launch = Launch {
         db: plan.db,

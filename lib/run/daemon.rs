@@ -233,8 +233,12 @@ impl Daemon {
 /// How often an idle daemon checks whether work has arrived.
 pub const WAKE_CHECK: Duration = Duration::from_millis(10);
 
-/// Prints a fatal error as one line and exits non-zero.
+/// Prints a fatal error as one line, control characters escaped, and
+/// exits non-zero.
 pub fn fail(name: &str, e: impl std::fmt::Display) -> ! {
-    eprintln!("{name}: {e}");
+    eprintln!(
+        "{name}: {}",
+        crate::document::escape::controls(&e.to_string())
+    );
     std::process::exit(1)
 }

@@ -146,7 +146,8 @@ impl Archive {
         fs::create_dir_all(dir)
             .map_err(|e| Error::io(dir, "cannot create archive directory", e))?;
         match fs::hard_link(current, &dest) {
-            Ok(()) => Ok(()),
+            // The new name must last before the record listing it commits.
+            Ok(()) => crate::store::cache::sync_dir(dir),
             Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
             // Another file system: copy through a temporary name instead.
             Err(_) => {
@@ -154,6 +155,12 @@ impl Archive {
                 crate::store::cache::write_atomic(&dest, &body)
             }
         }
+    }
+
+    /// Removes temporary files that killed writers left behind (copies
+    /// across file systems); returns how many.
+    pub fn clean_temporaries(&self) -> Result<usize> {
+        crate::store::cache::clean_below(&self.dir, 2)
     }
 
     /// The body of an archived version.

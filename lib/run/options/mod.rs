@@ -184,6 +184,11 @@ impl Parser {
         }
         for o in table::of(self.program) {
             for v in m.opt_strs(&o.key()) {
+                // A list given as '' or blanks would otherwise vanish and
+                // leave the default in force without a word.
+                if o.kind == Kind::List && values_of(o, &v).is_empty() {
+                    return Err(bad(format!("{}: empty value", o.display())));
+                }
                 check_value(o, &v).map_err(&bad)?;
             }
         }

@@ -190,6 +190,21 @@ impl Fetcher<'_> {
                 self.push_outcome(job, r, Vec::new(), None);
                 continue;
             }
+            // Admission lets in only http and https; a record that came by
+            // another way is refused here, before robots.txt or libcurl
+            // (which would refuse it too) are asked.
+            let scheme = url::scheme_of(&job.rec.url).to_ascii_lowercase();
+            if scheme != "http" && scheme != "https" {
+                let mut r = job.rec.clone();
+                let why = format!(
+                    "only http and https are fetched (scheme {})",
+                    admit::shown(&scheme)
+                );
+                info!("rejected {}: {why}", job.rec.url);
+                self.fail(&mut r, State::Rejected, why, 0);
+                self.push_outcome(job, r, Vec::new(), None);
+                continue;
+            }
             let q = self.addrs.entry(addr).or_insert_with(|| {
                 let until = rests.get(&addr).copied().flatten().unwrap_or(0);
                 let wait = Duration::from_millis(until.saturating_sub(now_ms));
