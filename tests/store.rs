@@ -38,9 +38,19 @@ fn seeding_dedups_normalised_urls() {
     )
     .unwrap();
     assert_eq!((rep.added, rep.known, rep.bad), (2, 2, 2));
+    // Each record keeps the spelling it was first seeded with (the request
+    // form); the other spelling finds it.
     assert_eq!(
         urls_in(&st, State::New),
-        ["http://example.lv/a", "http://example.lv/~b"]
+        ["http://example.lv/%7Eb", "http://example.lv/a"]
+    );
+    assert_eq!(
+        st.read()
+            .unwrap()
+            .lookup("http://example.lv/~b")
+            .unwrap()
+            .map(|(_, r)| r.url),
+        Some("http://example.lv/%7Eb".to_string())
     );
     // Seeding again changes nothing, and a known record keeps its state.
     let key = st
