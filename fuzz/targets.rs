@@ -70,6 +70,9 @@ pub fn url(data: &[u8]) {
         // differently, which does not matter here).
         if matches!(url::scheme_of(&n), "http" | "https") {
             assert_eq!(url::normalise(&n).as_ref(), Ok(&n), "normalise is not idempotent");
+            // The key form of the URL as requested is the normalised URL.
+            let r = url::request_form(base).unwrap_or_default();
+            assert_eq!(url::key_form(&r), n, "the key form of the request form differs");
         }
     }
     if let Ok(b) = Base::parse(base) {

@@ -1091,3 +1091,59 @@ fn limits_without_a_bound_are_refused() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn links_are_requested_as_a_browser_sends_them_and_spellings_share_a_record() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.36");
+    let url = |p: &str| srv.url("spell.test", p);
+    for p in ["/a%zz/b", "/%7Euser", "/c"] {
+        srv.route(p, Reply::html("<p>x</p>"));
+    }
+    let port = srv.port();
+    // A stray "%", an encoded "~" and its plain spelling, and a URL in
+    // capitals with dot segments and a fragment.
+    let body = format!(
+        r#"<a href="/a%zz/b">1</a> <a href="/%7Euser">2</a> <a href="/~user">3</a>
+        <a href="HTTP://SPELL.Test:{port}/./x/../c#top">4</a>"#
+    );
+    let st = c.store();
+    c.plant(
+        &st,
+        &url("/"),
+        State::Verified,
+        "text/html",
+        body.as_bytes(),
+    );
+    drop(st);
+    let o = c.run("nlpc-scan", &["--once"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let st = c.store();
+    let mut want = vec![url("/%7Euser"), url("/a%zz/b"), url("/c")];
+    want.sort();
+    assert_eq!(urls_in(&st, State::New), want);
+    // "/~user" is the record of "/%7Euser", stored as first written.
+    assert_eq!(record(&st, &url("/~user")).url, url("/%7Euser"));
+    // READY at the server's address, as nlpc-resolve would leave them.
+    let mut w = st.write().unwrap();
+    for u in &want {
+        let (k, mut r) = w.lookup(u).unwrap().unwrap();
+        r.state = State::Ready;
+        r.addr = srv.ip();
+        w.update(&k, &r).unwrap();
+    }
+    w.commit().unwrap();
+    drop(st);
+    fetch_once(&c, &[]);
+    let mut asked: Vec<(String, String)> = srv
+        .page_hits()
+        .into_iter()
+        .map(|h| (h.host, h.path))
+        .collect();
+    asked.sort();
+    let spell = |p: &str| ("spell.test".to_string(), p.to_string());
+    assert_eq!(asked, [spell("/%7Euser"), spell("/a%zz/b"), spell("/c")]);
+    let st = c.store();
+    assert_eq!(urls_in(&st, State::Fresh), want);
+    assert_consistent(&st, true);
+}

@@ -515,3 +515,23 @@ fn a_seed_file_with_bad_lines_seeds_every_good_one_and_names_each_bad_one() {
         ]
     );
 }
+
+#[test]
+fn a_seed_operand_that_is_a_fragment_or_relative_is_named_with_its_reason() {
+    let c = Crawl::new();
+    let o = c.run(
+        "nlpc-scan",
+        &["#top", "/relative/only", "not a url", "http://ok.test/"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    for want in [
+        "line 1: #top: not a URL: only a fragment",
+        "line 2: /relative/only: not a URL: relative URL without a base",
+        "line 3: not a url: not a URL: relative URL without a base",
+        "1 new, 0 known, 3 bad",
+    ] {
+        assert!(err.contains(want), "{want:?} not logged in {err}");
+    }
+    assert_eq!(urls_in(&c.store(), State::New), ["http://ok.test/"]);
+}

@@ -38,9 +38,19 @@ fn seeding_dedups_normalised_urls() {
     )
     .unwrap();
     assert_eq!((rep.added, rep.known, rep.bad), (2, 2, 2));
+    // Each record keeps the spelling it was first seeded with (the request
+    // form); the other spelling finds it.
     assert_eq!(
         urls_in(&st, State::New),
-        ["http://example.lv/a", "http://example.lv/~b"]
+        ["http://example.lv/%7Eb", "http://example.lv/a"]
+    );
+    assert_eq!(
+        st.read()
+            .unwrap()
+            .lookup("http://example.lv/~b")
+            .unwrap()
+            .map(|(_, r)| r.url),
+        Some("http://example.lv/%7Eb".to_string())
     );
     // Seeding again changes nothing, and a known record keeps its state.
     let key = st
@@ -275,4 +285,64 @@ fn an_aborted_transaction_changes_nothing() {
     assert!(rd.lookup("http://x.lv/").unwrap().is_none());
     drop(rd);
     assert_consistent(&st, true);
+}
+
+#[test]
+fn spellings_of_one_resource_share_a_record_that_keeps_the_first() {
+    let c = Crawl::new();
+    let st = c.store();
+    let mut w = st.write().unwrap();
+    let first = match w
+        .insert(&Record::new("http://h.lv/%7Euser/a%zz", 5))
+        .unwrap()
+    {
+        Inserted::New(k) => k,
+        other => panic!("{other:?}"),
+    };
+    // Decoded "~", lowercase hex, and the stray "%" encoded: the same key.
+    for other in [
+        "http://h.lv/~user/a%zz",
+        "http://h.lv/%7euser/a%25zz",
+        "http://h.lv/~user/a%25zz",
+    ] {
+        assert_eq!(
+            w.insert(&Record::new(other, 6)).unwrap(),
+            Inserted::Known(first, State::New),
+            "{other}"
+        );
+    }
+    // An encoded "/" is another resource than a plain one.
+    assert!(matches!(
+        w.insert(&Record::new("http://h.lv/%7Euser%2Fa%zz", 6)).unwrap(),
+        Inserted::New(k) if k != first
+    ));
+    w.commit().unwrap();
+    let rd = st.read().unwrap();
+    let (k, r) = rd.lookup("http://h.lv/~user/a%25zz").unwrap().unwrap();
+    assert_eq!((k, r.url.as_str()), (first, "http://h.lv/%7Euser/a%zz"));
+    drop(rd);
+    assert_consistent(&st, true);
+}
+
+#[test]
+fn spellings_are_one_record_even_when_hashes_collide() {
+    let c = Crawl::new();
+    let opts = store::Options {
+        hasher: colliding,
+        ..store::Options::default()
+    };
+    let st = Store::open(&c.db(), opts).unwrap();
+    let mut w = st.write().unwrap();
+    let a = w.insert(&Record::new("http://h.lv/a", 1)).unwrap();
+    let b = w.insert(&Record::new("http://h.lv/%7Eb", 1)).unwrap();
+    let (Inserted::New(_), Inserted::New(kb)) = (a, b) else {
+        panic!("{a:?} {b:?}");
+    };
+    assert_eq!(
+        w.insert(&Record::new("http://h.lv/~b", 1)).unwrap(),
+        Inserted::Known(kb, State::New)
+    );
+    w.commit().unwrap();
+    let rd = st.read().unwrap();
+    assert_eq!(rd.lookup("http://h.lv/~b").unwrap().unwrap().0, kb);
 }

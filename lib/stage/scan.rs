@@ -249,7 +249,7 @@ fn insert_seeds(store: &Store, pending: &mut Vec<Record>, rep: &mut SeedReport) 
 /// What one document yields.
 #[derive(Debug, Default)]
 pub struct Found {
-    /// Normalised URLs to insert, filtered, without duplicates.
+    /// URLs (request form) to insert, filtered, without duplicates.
     pub urls: Vec<String>,
     /// The document asked that its links not be followed.
     pub nofollow: bool,
@@ -291,7 +291,7 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
         .unwrap_or(doc);
     let mut seen = rustc_hash::FxHashSet::default();
     let mut add = |u: String, found: &mut Found| {
-        if u != rec.url && seen.insert(u.clone()) {
+        if !url::same_resource(&u, &rec.url) && seen.insert(u.clone()) {
             found.urls.push(u);
         }
     };

@@ -343,9 +343,10 @@ impl Store {
         &self.path
     }
 
-    /// The 17-byte key candidates of a URL start from this hash.
+    /// The 17-byte key candidates of a URL start from this hash: the hash
+    /// of its key form, so every spelling of one resource has one key.
     pub fn hash(&self, url: &str) -> [u8; 16] {
-        (self.hasher)(url.as_bytes())
+        (self.hasher)(crate::web::url::key_form(url).as_bytes())
     }
 
     /// A read-only snapshot. Readers never block writers.

@@ -121,6 +121,8 @@ pub struct Lease {
 /// Everything known about one URL. Times are Unix seconds; 0 means unknown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
+    /// The URL in request form, as a browser sends it; the record's key is
+    /// the hash of its key form (`web::url`).
     pub url: String,
     pub state: State,
     pub lease: Option<Lease>,

@@ -7,6 +7,7 @@ use lmdb::{Cursor, Transaction};
 use super::db::*;
 use crate::error::{Error, Result};
 use crate::store::record::{Lease, Record, State, RECLAIM_LIMIT};
+use crate::web::url::same_resource;
 
 pub(super) fn index_byte(state: State, leased: bool) -> u8 {
     state as u8 | if leased { LEASED } else { 0 }
@@ -60,7 +61,7 @@ pub(super) fn locate<T: Transaction>(store: &Store, txn: &T, url: &str) -> Resul
         match txn.get(store.records, &key.0) {
             Ok(v) => {
                 let stored = Record::decode_url(v).map_err(|why| store.corrupt(&key.0, why))?;
-                if stored == url {
+                if same_resource(stored, url) {
                     return Ok(Slot::Found(key));
                 }
             }
@@ -185,7 +186,8 @@ macro_rules! view_methods {
             }
         }
 
-        /// The key and record of a normalised URL, if known.
+        /// The key and record of a URL, if known: of any URL with the same
+        /// key form (`web::url::key_form`).
         pub fn lookup(&self, url: &str) -> Result<Option<(Key, Record)>> {
             match locate(self.store, &self.txn, url)? {
                 Slot::Found(k) => Ok(self.get(&k)?.map(|r| (k, r))),
@@ -437,7 +439,7 @@ impl<'s> Write<'s> {
                     .and_then(State::from_u8)
                     .ok_or_else(|| self.store.corrupt(&key.0, "unknown state"))?;
                 let new_url = Record::decode_url(enc).unwrap_or("");
-                Ok(Some((url == new_url, state)))
+                Ok(Some((same_resource(url, new_url), state)))
             }
             e => Err(self
                 .store

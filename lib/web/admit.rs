@@ -176,8 +176,9 @@ fn ip_literal(host: &str) -> Option<IpAddr> {
 
 impl Filter {
     /// Admits `reference` (resolved against `base` when given, else it must
-    /// be absolute): the normalised URL, without session ids, that may
-    /// become a record; or why it may not.
+    /// be absolute): the URL in request form (as a browser would send it;
+    /// see [`url`]), without session ids, that may become a record; or why
+    /// it may not.
     pub fn admit(&self, reference: &str, base: Option<&Base>) -> Result<String, Refusal> {
         let r = reference.trim();
         // Refused before any parsing, so a 100 KB reference costs little.
@@ -192,9 +193,19 @@ impl Filter {
                 return Err(Refusal::Scheme(cut(&s.to_ascii_lowercase(), 32).into()));
             }
         }
+        if base.is_none() {
+            // Said plainly here: the URL parser's words for these ("relative
+            // URL without a base") do not tell a seed's author much.
+            if r.is_empty() {
+                return Err(Refusal::NotAUrl("empty".into()));
+            }
+            if r.starts_with('#') {
+                return Err(Refusal::NotAUrl("only a fragment".into()));
+            }
+        }
         let u = match base {
             Some(b) => b.join(r),
-            None => url::normalise(r),
+            None => url::request_form(r),
         }
         .map_err(|e| Refusal::NotAUrl(cut(&e.why, SHOWN).into()))?;
         let u = url::strip_session_ids(u);
@@ -261,6 +272,23 @@ mod tests {
 
     fn kind(f: &Filter, u: &str) -> Option<&'static str> {
         f.admit(u, None).err().map(|e| e.kind())
+    }
+
+    #[test]
+    fn a_seed_that_is_no_url_says_why() {
+        let f = Filter::default();
+        let why = |u: &str| f.admit(u, None).unwrap_err().to_string();
+        assert_eq!(why(""), "not a URL: empty");
+        assert_eq!(why("  "), "not a URL: empty");
+        assert_eq!(why("#top"), "not a URL: only a fragment");
+        assert_eq!(why("no url here"), "not a URL: relative URL without a base");
+        assert_eq!(why("/a/b"), "not a URL: relative URL without a base");
+        // With a base, "#top" is the page itself: resolved, not refused.
+        let base = Base::parse("http://example.lv/p?q#f").unwrap();
+        assert_eq!(
+            f.admit("#top", Some(&base)).as_deref(),
+            Ok("http://example.lv/p?q")
+        );
     }
 
     #[test]
@@ -369,9 +397,18 @@ mod tests {
     fn references_are_resolved_normalised_and_stripped() {
         let f = Filter::default();
         let base = Base::parse("http://example.lv/dir/page.html").unwrap();
+        // The request form keeps %7E as the page wrote it; the key form,
+        // which decides what is one record, decodes it.
+        let got = f.admit(" ../a/%7Eb.html#x ", Some(&base)).unwrap();
+        assert_eq!(got, "http://example.lv/a/%7Eb.html");
+        assert_eq!(url::key_form(&got), "http://example.lv/a/~b.html");
         assert_eq!(
-            f.admit(" ../a/%7Eb.html#x ", Some(&base)).as_deref(),
-            Ok("http://example.lv/a/~b.html")
+            f.admit("HTTP://Example.LV:80/./a", None).as_deref(),
+            Ok("http://example.lv/a")
+        );
+        assert_eq!(
+            f.admit("/a%zz/b", Some(&base)).as_deref(),
+            Ok("http://example.lv/a%zz/b")
         );
         assert_eq!(
             f.admit("s.php?PHPSESSID=1&id=7", Some(&base)).as_deref(),

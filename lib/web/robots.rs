@@ -55,7 +55,24 @@ fn normalise_pattern(p: &str) -> String {
             enc.push_str(&format!("%{b:02X}"));
         }
     }
-    normalise_percent(&enc)
+    normalise_percent(&enc).into_owned()
+}
+
+/// A rule's pattern as it is compared: percent-normalised, with a `$` that
+/// does not end the pattern taken literally (RFC 9309 2.2.3), as `%24`.
+fn rule_pattern(p: &str) -> String {
+    let norm = normalise_pattern(p);
+    match norm.strip_suffix('$') {
+        Some(body) => format!("{}$", body.replace('$', "%24")),
+        None => norm.replace('$', "%24"),
+    }
+}
+
+/// A URL path as it is compared with patterns: percent-normalised, with the
+/// two characters that are special in patterns percent-encoded, so that a
+/// rule can name them literally as `%2A` and `%24` (RFC 9309 2.2.3).
+fn compared_path(p: &str) -> String {
+    normalise_pattern(p).replace('*', "%2A").replace('$', "%24")
 }
 
 /// True when `path` matches `pattern` (with `*` any run, and a final `$`
@@ -132,13 +149,32 @@ fn parse_visit_time(v: &str) -> Option<(u32, u32)> {
     Some((hm(a)?, hm(b)?))
 }
 
-/// True when a User-agent value names our product token.
+/// True when a User-agent value names our product token. RFC 9309 2.2.1
+/// makes a product token letters, `_` and `-`; the token of a value is its
+/// leading run of those (so "nlpcrawl/1.0" names us and "nlpcrawler" does
+/// not), compared without regard to case.
 fn names_us(agent: &str) -> bool {
-    let token = agent
-        .split(|c: char| c == '/' || c.is_whitespace())
-        .next()
-        .unwrap_or("");
-    token.eq_ignore_ascii_case(PRODUCT)
+    let end = agent
+        .find(|c: char| !(c.is_ascii_alphabetic() || c == '_' || c == '-'))
+        .unwrap_or(agent.len());
+    agent[..end].eq_ignore_ascii_case(PRODUCT)
+}
+
+/// The text that is parsed: at most [`MAX_SIZE`] bytes. When the file is
+/// longer, the line the limit cuts through is dropped too: half of an Allow
+/// line would allow more than the whole line does.
+fn parsed_part(body: &[u8]) -> &[u8] {
+    if body.len() <= MAX_SIZE {
+        return body;
+    }
+    let head = &body[..MAX_SIZE];
+    if matches!(body[MAX_SIZE], b'\n' | b'\r') {
+        return head;
+    }
+    match head.iter().rposition(|&b| b == b'\n' || b == b'\r') {
+        Some(i) => &head[..i],
+        None => &[],
+    }
 }
 
 impl Robots {
@@ -164,14 +200,18 @@ impl Robots {
     /// Parses a robots.txt body (only its first [`MAX_SIZE`] bytes) for the
     /// product token [`PRODUCT`].
     pub fn parse(body: &[u8]) -> Robots {
-        let body = &body[..body.len().min(MAX_SIZE)];
-        let text = String::from_utf8_lossy(body);
+        let text = String::from_utf8_lossy(parsed_part(body));
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let mut groups: Vec<Group> = Vec::new();
         let mut sitemaps = Vec::new();
-        // True while consecutive User-agent lines are still opening a group.
+        // True while User-agent lines are still opening a group: until the
+        // group's first record, a rule or an extension we read (RFC 9309
+        // 2.2). Sitemap lines and lines we do not know never end the list
+        // of agents (2.2.4).
         let mut in_agents = false;
-        for line in text.lines() {
+        // RFC 9309 2.2: a line ends at LF, CR LF or a lone CR. A CR LF pair
+        // gives an empty piece between, which is skipped like a blank line.
+        for line in text.split(['\n', '\r']) {
             let line = line.split('#').next().unwrap_or("").trim();
             let Some((key, value)) = line.split_once(':') else {
                 continue;
@@ -194,7 +234,12 @@ impl Robots {
                     }
                 }
                 _ => {
-                    in_agents = false;
+                    if matches!(
+                        key.as_str(),
+                        "allow" | "disallow" | "crawl-delay" | "request-rate" | "visit-time"
+                    ) {
+                        in_agents = false;
+                    }
                     // Rules before the first User-agent line belong to no group.
                     let Some(g) = groups.last_mut() else {
                         continue;
@@ -202,7 +247,7 @@ impl Robots {
                     match key.as_str() {
                         "allow" | "disallow" if !value.is_empty() => g.rules.push(Rule {
                             allow: key == "allow",
-                            pattern: normalise_pattern(value),
+                            pattern: rule_pattern(value),
                         }),
                         "crawl-delay" => g.crawl_delay = g.crawl_delay.or(parse_delay(value)),
                         "request-rate" => {
@@ -249,7 +294,7 @@ impl Robots {
         if path_and_query == "/robots.txt" {
             return true;
         }
-        let path = normalise_pattern(path_and_query);
+        let path = compared_path(path_and_query);
         let mut best: Option<(usize, bool)> = None;
         for r in &self.rules {
             if pattern_matches(&r.pattern, &path) {

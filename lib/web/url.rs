@@ -1,12 +1,19 @@
-//! URLs: RFC 3986 reference resolution and normalisation, and the small
-//! questions the daemons ask of a normalised URL (host, depth, parents).
+//! URLs: reference resolution, the URL a request is sent to, the key form
+//! that decides which URLs are one record, and the small questions the
+//! daemons ask of a URL (host, depth, parents).
 //!
-//! Parsing and resolution are the `url` crate's (WHATWG URL, which resolves
-//! references as RFC 3986 section 5 does for http and https). On top of that,
-//! normalisation applies RFC 3986 section 6: percent-encodings of unreserved
-//! characters are decoded, the others get uppercase hex, and the fragment is
-//! dropped. Two spellings of one resource therefore give one record.
+//! Parsing and resolution are the `url` crate's (the WHATWG URL Standard,
+//! which resolves references as RFC 3986 section 5 does for http and https).
+//! Its serialisation, without the fragment, is the *request form*: what a
+//! browser sends for the link, so the server sees the URL its page meant.
+//! It already has the scheme and host in lowercase, no default port and no
+//! dot segments. The *key form* ([`key_form`]) adds RFC 3986 section 6.2.2
+//! on top: percent-encodings of unreserved characters are decoded, the
+//! others get uppercase hex, a stray `%` is `%25`. Two spellings of one
+//! resource therefore give one record, but the key form is only ever
+//! compared and hashed, never sent.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// Why a URL was not accepted.
@@ -88,24 +95,21 @@ impl Base {
     pub fn parse(s: &str) -> Result<Base, UrlError> {
         refuse_file(s)?;
         let url = ::url::Url::parse(s.trim()).map_err(|e| err(s, e.to_string()))?;
-        // The fast path copies the base as it is, so only a normalised base
-        // may take it: "%7e" or a stray "%" must come out as the parser's do.
-        let normalised = normalise_percent(url.path()) == url.path()
-            && url.query().is_none_or(|q| normalise_percent(q) == q);
-        let fast =
-            if matches!(url.scheme(), "http" | "https") && url.fragment().is_none() && normalised {
-                let ser = url.as_str();
-                let origin = origin_of(ser).len();
-                let query = ser.find('?').unwrap_or(ser.len());
-                let dir = ser[..query].rfind('/').map(|i| i + 1).unwrap_or(query);
-                (dir >= origin).then_some((origin, dir, query))
-            } else {
-                None
-            };
+        // The fast path copies the base as the parser serialised it, which
+        // is what the parser's own join keeps too (the request form).
+        let fast = if matches!(url.scheme(), "http" | "https") && url.fragment().is_none() {
+            let ser = url.as_str();
+            let origin = origin_of(ser).len();
+            let query = ser.find('?').unwrap_or(ser.len());
+            let dir = ser[..query].rfind('/').map(|i| i + 1).unwrap_or(query);
+            (dir >= origin).then_some((origin, dir, query))
+        } else {
+            None
+        };
         Ok(Base { url, fast })
     }
 
-    /// Resolves `reference` against this base and normalises the result.
+    /// Resolves `reference` against this base: the request form of the result.
     pub fn join(&self, reference: &str) -> Result<String, UrlError> {
         let r = reference.trim();
         // Most links of a page are plain relative paths; resolving those is
@@ -146,8 +150,9 @@ impl Base {
     }
 }
 
-/// Normalises an absolute URL. A relative reference is an error.
-pub fn normalise(s: &str) -> Result<String, UrlError> {
+/// The request form of an absolute URL (see the module's comment); a
+/// relative reference is an error.
+pub fn request_form(s: &str) -> Result<String, UrlError> {
     let s = s.trim();
     if s.is_empty() {
         return Err(err(s, "empty URL"));
@@ -157,21 +162,41 @@ pub fn normalise(s: &str) -> Result<String, UrlError> {
     Ok(finish(u))
 }
 
+/// The key form of an absolute URL: its request form, normalised as
+/// [`key_form`] does. A relative reference is an error.
+pub fn normalise(s: &str) -> Result<String, UrlError> {
+    request_form(s).map(|u| key_form(&u).into_owned())
+}
+
 fn finish(mut u: ::url::Url) -> String {
+    // The fragment is the browser's own; it is never sent.
     u.set_fragment(None);
-    // The url crate leaves percent-encodings as written; RFC 3986 6.2.2
-    // wants unreserved ones decoded and the rest in uppercase hex.
-    let path = normalise_percent(u.path());
-    if path != u.path() {
-        u.set_path(&path);
-    }
-    if let Some(q) = u.query() {
-        let nq = normalise_percent(q);
-        if nq != q {
-            u.set_query(Some(&nq));
-        }
-    }
     u.into()
+}
+
+/// The key form of a URL in request form: the percent-encodings of its path
+/// and query normalised as RFC 3986 6.2.2 says ([`normalise_percent`]).
+/// The scheme, userinfo, host and port are left as the URL parser wrote
+/// them, which is already normal. Borrowed when nothing changes.
+pub fn key_form(url: &str) -> Cow<'_, str> {
+    if !url.contains('%') {
+        return Cow::Borrowed(url);
+    }
+    let from = match authority_span(url) {
+        (0, 0) => url.find(':').map_or(0, |i| i + 1),
+        (_, e) => e,
+    };
+    let (head, tail) = url.split_at(from);
+    match normalise_percent(tail) {
+        Cow::Borrowed(_) => Cow::Borrowed(url),
+        Cow::Owned(t) => Cow::Owned(format!("{head}{t}")),
+    }
+}
+
+/// True when two URLs in request form are one resource: their key forms
+/// are equal.
+pub fn same_resource(a: &str, b: &str) -> bool {
+    a == b || key_form(a) == key_form(b)
 }
 
 fn is_unreserved(b: u8) -> bool {
@@ -179,11 +204,11 @@ fn is_unreserved(b: u8) -> bool {
 }
 
 /// Decodes percent-encoded unreserved characters, uppercases the hex of the
-/// others, and encodes a stray `%` as `%25`.
-pub fn normalise_percent(s: &str) -> String {
+/// others, and encodes a stray `%` as `%25`. Borrowed when nothing changes.
+pub fn normalise_percent(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
-    if !b.contains(&b'%') {
-        return s.to_string();
+    if !needs_percent_work(b) {
+        return Cow::Borrowed(s);
     }
     let hex = |c: u8| (c as char).to_digit(16);
     let mut out = String::with_capacity(s.len());
@@ -219,7 +244,29 @@ pub fn normalise_percent(s: &str) -> String {
             out.push_str(&s[start..i]);
         }
     }
-    out
+    Cow::Owned(out)
+}
+
+/// True when [`normalise_percent`] would change `b`: some `%` is not
+/// followed by two hex digits, or by two that are lowercase or encode an
+/// unreserved character.
+fn needs_percent_work(b: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(j) = b[i..].iter().position(|&c| c == b'%') {
+        let at = i + j;
+        match (b.get(at + 1), b.get(at + 2)) {
+            (Some(&h), Some(&l)) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
+                let v = ((h as char).to_digit(16).unwrap_or(0) * 16
+                    + (l as char).to_digit(16).unwrap_or(0)) as u8;
+                if h.is_ascii_lowercase() || l.is_ascii_lowercase() || is_unreserved(v) {
+                    return true;
+                }
+                i = at + 3;
+            }
+            _ => return true,
+        }
+    }
+    false
 }
 
 /// The scheme of a normalised URL ("http").
@@ -415,6 +462,20 @@ mod tests {
     }
 
     #[test]
+    fn key_form_changes_only_what_it_must() {
+        // Nothing to do: borrowed, untouched.
+        for u in ["http://h/a/b?c=d", "http://h/%C3%A4?q=%2F", "mailto:a@b"] {
+            assert!(matches!(key_form(u), Cow::Borrowed(x) if x == u), "{u}");
+        }
+        assert_eq!(key_form("http://h/%7Euser?a=%2f"), "http://h/~user?a=%2F");
+        assert_eq!(key_form("http://h/a%zz/b"), "http://h/a%25zz/b");
+        // The userinfo and host are not the key form's business.
+        assert_eq!(key_form("http://u%41@h/%41"), "http://u%41@h/A");
+        assert!(same_resource("http://h/%7Euser", "http://h/~user"));
+        assert!(!same_resource("http://h/a%2Fb", "http://h/a/b"));
+    }
+
+    #[test]
     fn a_base_that_is_not_normalised_joins_as_the_parser_does() {
         // Found by the url fuzz target: a stray "%" and "%ee" in the base.
         for (b, r) in [
@@ -430,13 +491,14 @@ mod tests {
                 "base {b:?} reference {r:?}"
             );
         }
-        assert_eq!(
-            Base::parse("http://h/%7euser/a")
-                .unwrap()
-                .join("b")
-                .unwrap(),
-            "http://h/~user/b"
-        );
+        // The base's "%7e" stays as written in the request form; the key
+        // form decodes it.
+        let joined = Base::parse("http://h/%7euser/a")
+            .unwrap()
+            .join("b")
+            .unwrap();
+        assert_eq!(joined, "http://h/%7euser/b");
+        assert_eq!(key_form(&joined), "http://h/~user/b");
     }
 
     #[test]

@@ -286,7 +286,7 @@ impl Fetcher<'_> {
                         format!("redirect to a URL not admitted: {refusal}"),
                         Vec::new(),
                     ),
-                    Some(Ok(t)) if t == r.url => {
+                    Some(Ok(t)) if url::same_resource(&t, &r.url) => {
                         (State::Unreach, "redirect loop".into(), Vec::new())
                     }
                     Some(Ok(_)) if r.redirects >= self.cfg.max_redirects => {
