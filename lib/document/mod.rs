@@ -5,6 +5,7 @@
 
 pub mod charset;
 pub mod dict;
+pub mod extract;
 pub mod lang;
 pub mod markup;
 pub mod text;

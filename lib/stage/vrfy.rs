@@ -14,7 +14,7 @@ use whatlang::{Detector, Lang};
 use crate::document::charset::{self, Detected, Kind, Quality};
 use crate::document::dict::Dict;
 use crate::document::lang;
-use crate::document::text;
+use crate::document::{extract, text};
 use crate::error::Result;
 use crate::run::clock;
 use crate::run::daemon::Daemon;
@@ -249,10 +249,19 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
             return v.reject(Rejection::CharsetMismatch(name, share * 100.0));
         }
     }
-    // 9. The language, recorded whether or not it is asked for.
-    v.language = lang::detect(&cfg.detector, &vis.text, cfg.lang_max_text);
+    // 9. The language, recorded whether or not it is asked for, of the
+    // main text: menus and footers are often in another language (English
+    // "Home", "Contact") or in none. A page with no main text is judged
+    // by all its visible text.
+    let main = extract::main_text(&doc, kind);
+    let judged = if main.blocks.is_empty() {
+        vis.text
+    } else {
+        main.text()
+    };
+    v.language = lang::detect(&cfg.detector, &judged, cfg.lang_max_text);
     if !cfg.langs.is_empty() {
-        let chars = vis.text.chars().count();
+        let chars = judged.chars().count();
         if chars < cfg.lang_min_text {
             return v.reject(Rejection::TooLittleText(chars));
         }
@@ -271,7 +280,7 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     }
     // 10. The dictionary.
     if let Some(d) = &cfg.dict {
-        let share = d.ratio(&vis.text).share();
+        let share = d.ratio(&judged).share();
         v.dict_ratio = Some(share);
         if share < cfg.dict_min {
             return v.reject(Rejection::Dictionary(share * 100.0, cfg.dict_min * 100.0));
