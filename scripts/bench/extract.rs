@@ -125,7 +125,7 @@ fn page(seed: usize, size: usize) -> String {
         }
         s.push_str("&mdash; end.</p>\n");
         k += 1;
-        if k % 9 == 0 {
+        if k.is_multiple_of(9) {
             s.push_str("<h2>Another part</h2>");
         }
     }

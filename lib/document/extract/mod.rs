@@ -63,7 +63,7 @@ const LENGTH_LOW: usize = 70;
 /// Blocks longer than this with prose's share of stop words are good.
 const LENGTH_HIGH: usize = 200;
 /// More link text than this share makes a block a link list.
-const MAX_LINK: f64 = 0.2;
+const MAX_LINK: f64 = 0.3;
 /// A run of at least this many near-good blocks, with at least this many
 /// characters between them, is prose.
 const RUN_BLOCKS: usize = 2;
