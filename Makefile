@@ -14,7 +14,7 @@ MANS = $(MAN1) $(MAN7) $(MAN8)
 UNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
 UNITS = nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-up nlpcd
 
-.PHONY: all test lint bench install uninstall clean check-units demo
+.PHONY: all test lint bench fuzz install uninstall clean check-units demo
 
 all:
 	$(CARGO) build --release --locked
@@ -29,6 +29,19 @@ lint:
 
 bench:
 	$(CARGO) bench --locked
+
+# Each cargo-fuzz target for FUZZ_SECONDS, one after another (nightly and
+# cargo-fuzz needed). New inputs collect in target/fuzz-corpus; crashes land
+# in fuzz/artifacts/TARGET, to be fixed and kept in tests/fuzz-regressions.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = url robots links charset text record http
+fuzz:
+	for t in $(FUZZ_TARGETS); do \
+		mkdir -p target/fuzz-corpus/$$t && \
+		$(CARGO) +nightly fuzz run --debug-assertions $$t \
+			target/fuzz-corpus/$$t fuzz/corpus/$$t -- \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=10 || exit 1; \
+	done
 
 # A small crawl of a generated web on loopback (see scripts/demo).
 demo: all

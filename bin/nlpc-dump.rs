@@ -1,12 +1,10 @@
 //! nlpc-dump: export the verified corpus as WARC 1.1 and as UTF-8 text.
 
-use nlpcrawl::document::lang;
 use nlpcrawl::info;
-use nlpcrawl::output::dump::{self, Config, CORPUS};
-use nlpcrawl::output::list;
+use nlpcrawl::output::dump::{self, Config};
 use nlpcrawl::run::daemon;
 use nlpcrawl::run::log;
-use nlpcrawl::run::options::{OrExit, Parser};
+use nlpcrawl::run::options::{Parser, Program};
 use nlpcrawl::store::archive::Archive;
 use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::{self, Store};
@@ -14,57 +12,9 @@ use nlpcrawl::store::{self, Store};
 const NAME: &str = "nlpc-dump";
 
 fn main() {
-    let mut p = Parser::new(NAME, "[pattern]");
-    list::selector_options(p.opts());
-    p.opts()
-        .optopt(
-            "",
-            "warc",
-            "write a WARC 1.1 file here (- for standard output)",
-            "file",
-        )
-        .optopt(
-            "",
-            "text",
-            "write UTF-8 text files and index.tsv under this directory",
-            "dir",
-        )
-        .optmulti(
-            "",
-            "lang",
-            "only pages in these languages, by ISO 639 code or English name (default any)",
-            "list",
-        )
-        .optflag("", "archived", "earlier versions too, from the archive");
-    let o = p.parse_env();
+    let o = Parser::new(Program::Dump).parse_env();
     log::init(NAME, o.common.debug);
-    let select = list::selector(&o).or_exit();
-    for s in &select.states {
-        if !CORPUS.contains(s) {
-            o.usage_error(format!(
-                "-s: {s} records are not part of the corpus (VERIFIED, SCANNED)"
-            ))
-            .exit();
-        }
-    }
-    let mut langs = Vec::new();
-    for code in o.list("lang", "") {
-        match lang::parse(&code) {
-            Ok(l) => langs.push(l),
-            Err(e) => o.usage_error(format!("--lang: {e}")).exit(),
-        }
-    }
-    let cfg = Config {
-        select,
-        langs,
-        archived: o.matches.opt_present("archived"),
-        warc: o.matches.opt_str("warc").map(Into::into),
-        text: o.matches.opt_str("text").map(Into::into),
-    };
-    if cfg.warc.is_none() && cfg.text.is_none() {
-        o.usage_error("nothing to do: give --warc, --text or both")
-            .exit();
-    }
+    let cfg = Config::from_options(&o).unwrap_or_else(|e| o.fail(e));
     let opts = store::Options {
         read_only: true,
         ..store::Options::default()

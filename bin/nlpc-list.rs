@@ -2,9 +2,9 @@
 
 use std::io::Write;
 
-use nlpcrawl::output::list;
+use nlpcrawl::output::list::{self, Config};
 use nlpcrawl::run::daemon;
-use nlpcrawl::run::options::{OrExit, Parser};
+use nlpcrawl::run::options::{Parser, Program};
 use nlpcrawl::store::archive::Archive;
 use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::{self, Read, Store};
@@ -13,44 +13,33 @@ use nlpcrawl::web::url;
 const NAME: &str = "nlpc-list";
 
 fn main() {
-    let mut p = Parser::new(NAME, "[pattern]");
-    list::selector_options(p.opts());
-    p.opts()
-        .optflag("c", "", "print the number of records per state")
-        .optflag("", "json", "print JSON lines")
-        .optopt(
-            "",
-            "history",
-            "print the stored and archived versions of this URL",
-            "url",
-        );
-    let o = p.parse_env();
-    let sel = list::selector(&o).or_exit();
-    let json = o.matches.opt_present("json");
-    let history = o.matches.opt_str("history");
-    if history.is_some()
-        && (o.matches.opt_present("c")
-            || !o.free().is_empty()
-            || !sel.states.is_empty()
-            || !sel.auth.is_empty())
-    {
-        o.usage_error("--history takes no other selector and no -c")
-            .exit();
-    }
+    let o = Parser::new(Program::List).parse_env();
+    let cfg = Config::from_options(&o).unwrap_or_else(|e| o.fail(e));
+    let (sel, json) = (&cfg.select, cfg.json);
     let opts = store::Options {
         read_only: true,
         ..store::Options::default()
     };
     let st = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
+    if cfg.check {
+        run_check(&st);
+    }
+    if let Some(dir) = &cfg.backup {
+        match st.backup(dir) {
+            Ok(n) => println!("{}: {n} bytes", dir.join("data.mdb").display()),
+            Err(e) => daemon::fail(NAME, e),
+        }
+        return;
+    }
     let rd = st.read().unwrap_or_else(|e| daemon::fail(NAME, e));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let res = if let Some(u) = history {
+    let res = if let Some(u) = &cfg.history {
         let cache = Cache::new(&o.common.cache);
         let arch = Archive::new(&o.common.archive);
-        print_history(&rd, &cache, &arch, &u, json, &mut out)
-    } else if o.matches.opt_present("c") {
-        list::counts(&rd, &sel).and_then(|counts| {
+        print_history(&rd, &cache, &arch, u, json, &mut out)
+    } else if cfg.counts {
+        list::counts(&rd, sel).and_then(|counts| {
             let total: u64 = counts.iter().map(|(_, n)| n).sum();
             for (s, n) in counts {
                 let line = if json {
@@ -123,4 +112,23 @@ fn print_history(
         }
     }
     Ok(())
+}
+
+/// `--check`: one line per problem, a summary, and exit 1 if any.
+fn run_check(st: &Store) -> ! {
+    let rep = st.check_all().unwrap_or_else(|e| daemon::fail(NAME, e));
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for p in &rep.problems {
+        let _ = writeln!(out, "{p}");
+    }
+    let _ = writeln!(
+        out,
+        "checked {} records and {} index entries: {} problems",
+        rep.records,
+        rep.index_entries,
+        rep.problems.len()
+    );
+    let _ = out.flush();
+    std::process::exit(if rep.problems.is_empty() { 0 } else { 1 })
 }

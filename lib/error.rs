@@ -24,6 +24,10 @@ pub enum Error {
     /// Opening read-only found no database.
     #[error("database {0}: no nlpcrawl database here (seed one with nlpc-scan)")]
     NoDatabase(PathBuf),
+    /// The database files are damaged or missing; nothing was opened or
+    /// changed. `why` is one sentence saying what is wrong and what to do.
+    #[error("database {path}: {why}")]
+    Damaged { path: PathBuf, why: String },
     /// A record could not be decoded.
     #[error("database {path}: corrupt record {key}: {why}")]
     Corrupt {

@@ -12,120 +12,20 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
+use common::web::{diff, Hit, Web};
 use common::*;
 use nlpcrawl::store::record::State;
 
-fn script(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scripts/testweb")
-        .join(name)
-}
-
-fn installed(prog: &str) -> bool {
-    ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
-        .iter()
-        .any(|d| Path::new(d).join(prog).exists())
-}
-
-/// The served web; stopped when dropped, also when the test fails.
-struct Served(PathBuf);
-
-impl Served {
-    fn start(dir: &Path) -> Served {
-        let out = Command::new(script("serve"))
-            .arg("start")
-            .arg(dir)
-            .output()
-            .expect("run scripts/testweb/serve");
-        assert!(out.status.success(), "serve start failed: {}", stderr(&out));
-        Served(dir.to_path_buf())
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = Command::new(script("serve"))
-            .arg("stop")
-            .arg(&self.0)
-            .status();
-    }
-}
-
-fn lines(path: &Path) -> BTreeSet<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-/// What differs between two sets, for a failure message.
-fn diff(got: &BTreeSet<String>, want: &BTreeSet<String>) -> String {
-    let missing: Vec<_> = want.difference(got).collect();
-    let extra: Vec<_> = got.difference(want).collect();
-    format!("missing {missing:#?}\nextra {extra:#?}")
-}
-
-/// One request in nginx's access log (the generator's log format).
-struct Hit {
-    url: String,
-    status: u16,
-    bytes: u64,
-    agent: String,
-}
-
-fn access_log(dir: &Path, port: u64) -> Vec<Hit> {
-    std::fs::read_to_string(dir.join("logs/access.log"))
-        .expect("access log")
-        .lines()
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            assert!(f.len() >= 7, "odd access log line {l:?}");
-            Hit {
-                url: format!("http://{}:{port}{}", f[0], f[2]),
-                status: f[3].parse().expect("status"),
-                bytes: f[4].parse().expect("bytes"),
-                agent: f[6].to_string(),
-            }
-        })
-        .collect()
-}
-
 #[test]
 fn nlpcd_crawls_the_test_web_as_the_ground_truth_says() {
-    for (prog, pkg) in [("nginx", "nginx-light"), ("dnsmasq", "dnsmasq-base")] {
-        assert!(
-            installed(prog),
-            "{prog} is not installed: apt-get install {pkg} (.ci/run does)"
-        );
-    }
+    let web = Web::generate(100, &["--hosts", "6", "--pages", "30", "--seed", "1"]);
+    println!("{}", web.summary);
     let c = Crawl::new();
-    let dir = c.tmp.path().join("web");
-    let gen = Command::new("python3")
-        .arg(script("gen.py"))
-        .arg("--out")
-        .arg(&dir)
-        .args(["--hosts", "6", "--pages", "30", "--seed", "1"])
-        .output()
-        .expect("run python3 scripts/testweb/gen.py");
-    assert!(gen.status.success(), "gen.py failed: {}", stderr(&gen));
-    println!("{}", stdout(&gen).trim());
-    let web: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("web.json")).expect("web.json"))
-            .expect("web.json is JSON");
-    let port = web["port"].as_u64().expect("port");
-    let _served = Served::start(&dir);
 
     let mut cmd = c.cmd("nlpcd");
-    cmd.args(["--once", "--allow-private", "--fetch-polite", "0"])
-        .args(["--nameserver", web["nameserver"].as_str().unwrap()])
-        .args(["--filter-lang", web["filter_lang"].as_str().unwrap()])
-        .args(["--filter-charset", web["filter_charset"].as_str().unwrap()])
-        .args(lines(&dir.join("truth/seeds.txt")));
+    cmd.arg("--once").args(web.nlpcd_args()).args(&web.seeds);
     let started = Instant::now();
     let mut child = spawn(cmd);
     let status = loop {
@@ -148,9 +48,7 @@ fn nlpcd_crawls_the_test_web_as_the_ground_truth_says() {
     verified.extend(urls_in(&st, State::Scanned));
 
     // The calendar trap: Latvian pages for ever, bounded by nlpc-scan.
-    let trap = std::fs::read_to_string(dir.join("truth/trap.txt")).expect("trap.txt");
-    let (prefix, max) = trap.trim().split_once('\t').expect("prefix TAB max");
-    let max: usize = max.parse().expect("trap max");
+    let (prefix, max) = (web.trap.0.as_str(), web.trap.1);
     let trapped = verified.iter().filter(|u| u.starts_with(prefix)).count();
     assert!(
         (1..=max).contains(&trapped),
@@ -161,19 +59,17 @@ fn nlpcd_crawls_the_test_web_as_the_ground_truth_says() {
         .filter(|u| !u.starts_with(prefix))
         .cloned()
         .collect();
-    let truth = lines(&dir.join("truth/verified.txt"));
     assert!(
-        outside == truth,
+        outside == web.verified,
         "verified pages differ from the ground truth:\n{}",
-        diff(&outside, &truth)
+        diff(&outside, &web.verified)
     );
 
-    let hits = access_log(&dir, port);
-    let forbidden = lines(&dir.join("truth/forbidden.txt"));
+    let hits = web.hits();
     let bad: Vec<&str> = hits
         .iter()
         .map(|h| h.url.as_str())
-        .filter(|u| forbidden.contains(*u))
+        .filter(|u| web.forbidden.contains(*u))
         .collect();
     assert!(
         bad.is_empty(),
@@ -197,11 +93,10 @@ fn nlpcd_crawls_the_test_web_as_the_ground_truth_says() {
     let twice: Vec<_> = times.iter().filter(|(_, n)| **n > 1).collect();
     assert!(twice.is_empty(), "requested more than once: {twice:#?}");
     let requested: BTreeSet<String> = times.keys().map(|u| u.to_string()).collect();
-    let want = lines(&dir.join("truth/requested.txt"));
     assert!(
-        requested == want,
+        requested == web.requested,
         "the requests differ from those of a correct crawl:\n{}",
-        diff(&requested, &want)
+        diff(&requested, &web.requested)
     );
 
     let rejected: Vec<&&Hit> = pages

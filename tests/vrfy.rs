@@ -440,7 +440,10 @@ fn bad_options_print_usage_and_fail() {
         ),
         (vec!["--filter-dict-pct", "120"], "not between 0 and 100"),
         (vec!["--lang-min-conf", "2"], "not between 0 and 1"),
-        (vec!["--lang-min-text", "many"], "not a valid value"),
+        (
+            vec!["--lang-min-text", "many"],
+            "\"many\" is not a whole number",
+        ),
         (vec!["extra"], "no operands"),
     ] {
         let o = crawl.run("nlpc-vrfy", &args);

@@ -2,6 +2,7 @@
 //! restarting those that die, stopping them all, and the monitor. The top
 //! of the library; uses any folder below.
 
+pub mod args;
 pub mod child;
 pub mod monitor;
 pub mod supervisor;

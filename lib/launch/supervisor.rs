@@ -2,7 +2,6 @@
 //! processes, restarts with backoff, a clean stop, and the end of a
 //! `--once` run when no record can advance.
 
-use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -223,11 +222,13 @@ impl Supervisor {
 pub struct Launch {
     pub db: PathBuf,
     /// Seed URLs as (line, text), read as they are inserted.
-    pub seeds: Box<dyn Iterator<Item = (usize, String)>>,
+    pub seeds: Box<dyn Iterator<Item = crate::stage::scan::Seed>>,
     pub filter: crate::web::admit::Filter,
     pub daemons: Vec<Daemon>,
     /// Run until no record can advance, then stop.
     pub once: bool,
+    /// `--create`: start a new database over an empty or lost one.
+    pub create: bool,
     pub monitor: bool,
     /// Where the daemons' lines go; None leaves them on standard error.
     pub log: Option<PathBuf>,
@@ -239,8 +240,19 @@ pub struct Launch {
 pub fn run(cfg: Launch) -> Result<()> {
     use std::io::IsTerminal;
     let signals = crate::run::daemon::Signals::block();
+    // The store first: a damaged database is refused before anything is
+    // written beside it (the lock file).
+    let create = if cfg.create {
+        crate::store::Create::Force
+    } else {
+        crate::store::Create::IfAbsent
+    };
+    let opts = crate::store::Options {
+        create,
+        ..crate::store::Options::default()
+    };
+    let store = Store::open(&cfg.db, opts)?;
     let lock = Lock::take(&cfg.db)?;
-    let store = Store::open(&cfg.db, crate::store::Options::default())?;
     let mut seeds = cfg.seeds.peekable();
     if seeds.peek().is_some() {
         let rep = crate::stage::scan::seed(&store, &cfg.filter, seeds)?;
@@ -303,156 +315,4 @@ pub fn run(cfg: Launch) -> Result<()> {
     };
     sup.stop_all(Duration::from_secs(15));
     res
-}
-
-/// The daemons nlpcd runs, in the order of the crawl.
-pub const DAEMONS: [&str; 5] = [
-    "nlpc-scan",
-    "nlpc-resolve",
-    "nlpc-fetch",
-    "nlpc-vrfy",
-    "nlpc-up",
-];
-
-/// The options nlpcd shares out to its daemons, as the user gave them.
-#[derive(Clone, Debug, Default)]
-pub struct Shared {
-    pub db: PathBuf,
-    pub cache: PathBuf,
-    pub archive: PathBuf,
-    pub rep: PathBuf,
-    pub debug: u8,
-    pub interval: Option<String>,
-    pub filter_scheme: Vec<String>,
-    pub filter_auth: Vec<String>,
-    pub filter_ascend: bool,
-    pub filter_ascend_scan: bool,
-    pub filter_type: Vec<String>,
-    pub filter_charset: Vec<String>,
-    pub filter_lang: Vec<String>,
-    pub filter_dict: Option<PathBuf>,
-    pub filter_dict_pct: Option<String>,
-    pub use_charset: Option<String>,
-    pub fetch_burst: Option<String>,
-    pub fetch_polite: Option<String>,
-    pub fetch_hosts: Option<String>,
-    pub fetch_pipeline: Option<String>,
-    pub from: Option<String>,
-    pub bot_url: Option<String>,
-    pub nameserver: Vec<String>,
-    pub allow_private: bool,
-    pub ipv4: bool,
-    pub ipv6: bool,
-    /// "DAEMON:ARG": one more argument for one daemon.
-    pub with: Vec<String>,
-}
-
-fn push_opt(args: &mut Vec<OsString>, name: &str, v: &Option<String>) {
-    if let Some(v) = v {
-        args.push(format!("--{name}").into());
-        args.push(v.into());
-    }
-}
-
-fn push_list(args: &mut Vec<OsString>, name: &str, v: &[String]) {
-    for x in v {
-        args.push(format!("--{name}").into());
-        args.push(x.into());
-    }
-}
-
-fn push_flag(args: &mut Vec<OsString>, flag: &str, on: bool) {
-    if on {
-        args.push(flag.into());
-    }
-}
-
-impl Shared {
-    /// Each daemon with the paths and the options it understands.
-    pub fn daemons(&self) -> Result<Vec<Daemon>> {
-        let mut common: Vec<OsString> = Vec::new();
-        for (flag, path) in [
-            ("-p", &self.db),
-            ("-f", &self.cache),
-            ("-a", &self.archive),
-            ("-r", &self.rep),
-        ] {
-            common.push(flag.into());
-            common.push(path.into());
-        }
-        for _ in 0..self.debug {
-            common.push("-d".into());
-        }
-        push_opt(&mut common, "use-interval", &self.interval);
-        let mut out = Vec::new();
-        for name in DAEMONS {
-            let mut args = common.clone();
-            let a = &mut args;
-            match name {
-                "nlpc-scan" => {
-                    push_list(a, "filter-scheme", &self.filter_scheme);
-                    push_list(a, "filter-auth", &self.filter_auth);
-                    push_flag(a, "--filter-ascend", self.filter_ascend);
-                    push_flag(a, "--filter-ascend-scan", self.filter_ascend_scan);
-                    push_flag(a, "--allow-private", self.allow_private);
-                }
-                "nlpc-resolve" => {
-                    push_list(a, "nameserver", &self.nameserver);
-                    push_flag(a, "--allow-private", self.allow_private);
-                    push_flag(a, "-4", self.ipv4);
-                    push_flag(a, "-6", self.ipv6);
-                }
-                "nlpc-fetch" => {
-                    push_opt(a, "fetch-burst", &self.fetch_burst);
-                    push_opt(a, "fetch-polite", &self.fetch_polite);
-                    push_opt(a, "fetch-hosts", &self.fetch_hosts);
-                    push_opt(a, "fetch-pipeline", &self.fetch_pipeline);
-                    push_list(a, "filter-type", &self.filter_type);
-                    push_list(a, "filter-charset", &self.filter_charset);
-                    push_list(a, "filter-lang", &self.filter_lang);
-                    push_opt(a, "from", &self.from);
-                    push_opt(a, "bot-url", &self.bot_url);
-                    // Redirect targets and Sitemap lines pass scan's admission.
-                    push_list(a, "filter-scheme", &self.filter_scheme);
-                    push_list(a, "filter-auth", &self.filter_auth);
-                    push_flag(a, "--allow-private", self.allow_private);
-                }
-                "nlpc-vrfy" => {
-                    push_list(a, "filter-charset", &self.filter_charset);
-                    push_list(a, "filter-lang", &self.filter_lang);
-                    let dict = self.filter_dict.as_ref().map(|p| p.display().to_string());
-                    push_opt(a, "filter-dict", &dict);
-                    push_opt(a, "filter-dict-pct", &self.filter_dict_pct);
-                    push_opt(a, "use-charset", &self.use_charset);
-                }
-                _ => {}
-            }
-            out.push(Daemon::new(name, args));
-        }
-        for w in &self.with {
-            let Some((d, arg)) = w.split_once(':') else {
-                return Err(Error::Usage(format!("--with {w:?}: expected DAEMON:ARG")));
-            };
-            let d = if d.starts_with("nlpc-") {
-                d.to_string()
-            } else {
-                format!("nlpc-{d}")
-            };
-            match out.iter_mut().find(|x| x.name == d) {
-                Some(x) => x.args.push(arg.into()),
-                None => return Err(Error::Usage(format!("--with {w:?}: no daemon {d}"))),
-            }
-        }
-        Ok(out)
-    }
-
-    /// The filter the seeds must pass: nlpc-scan's admission.
-    pub fn seed_filter(&self) -> Result<crate::web::admit::Filter> {
-        crate::web::admit::Filter::from_lists(
-            &self.filter_scheme,
-            &self.filter_auth,
-            self.allow_private,
-        )
-        .map_err(Error::Usage)
-    }
 }

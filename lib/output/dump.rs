@@ -12,11 +12,13 @@ use std::io::{self, BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use crate::document::charset::{self, Kind};
+use crate::document::escape::controls;
 use crate::document::lang::{self, Language};
 use crate::document::{extract, text};
 use crate::error::{Error, Result};
 use crate::output::warc::{self, Writer};
 use crate::run::clock;
+use crate::run::options::Parsed;
 use crate::store::archive::{self, Archive, Version};
 use crate::store::cache::{self, Cache};
 use crate::store::record::{Record, State};
@@ -40,6 +42,31 @@ pub struct Config {
     pub warc: Option<PathBuf>,
     /// `--text`: the directory of text files.
     pub text: Option<PathBuf>,
+}
+
+impl Config {
+    /// nlpc-dump's configuration from its options.
+    pub fn from_options(o: &Parsed) -> Result<Config> {
+        let select = o.selector()?;
+        if let Some(s) = select.states.iter().find(|s| !CORPUS.contains(s)) {
+            return Err(Error::Usage(format!(
+                "-s: {s} records are not part of the corpus (VERIFIED, SCANNED)"
+            )));
+        }
+        let cfg = Config {
+            select,
+            langs: o.langs("lang")?,
+            archived: o.flag("archived"),
+            warc: o.path("warc"),
+            text: o.path("text"),
+        };
+        if cfg.warc.is_none() && cfg.text.is_none() {
+            return Err(Error::Usage(
+                "nothing to do: give --warc, --text or both".into(),
+            ));
+        }
+        Ok(cfg)
+    }
 }
 
 /// What a dump wrote.
@@ -390,7 +417,7 @@ impl TextSink {
             h => h,
         };
         let rel = format!("{host}/{}.{}.txt", it.key.hex(), it.v.fetched);
-        cache::write_atomic(&self.dir.join(&rel), text.as_bytes())?;
+        cache::write_export(&self.dir.join(&rel), text.as_bytes())?;
         let lang = if it.rec.language.is_empty() {
             "-"
         } else {
@@ -398,9 +425,11 @@ impl TextSink {
         };
         writeln!(
             self.index,
-            "{rel}\t{}\t{}\t{lang}\t{}\t{}\t{}",
-            it.rec.url,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            controls(&rel),
+            controls(&it.rec.url),
             clock::iso8601(it.v.fetched),
+            controls(lang),
             det.encoding.name(),
             hex(&it.v.hash),
             if it.current { "current" } else { "archived" }

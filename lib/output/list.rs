@@ -3,46 +3,65 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::document::escape::{controls, json_controls};
 use crate::error::{Error, Result};
 use crate::run::clock::iso8601;
-use crate::run::options::{Exit, Parsed};
+use crate::run::options::Parsed;
 use crate::store::archive::{self, Archive};
 use crate::store::cache::Cache;
 use crate::store::record::{Record, State};
 use crate::store::select::Selector;
 use crate::store::{Key, Read};
-use crate::web::admit;
 
-/// Adds the selector options (`-s`, `--auth`) that nlpc-list, nlpc-up and
-/// nlpc-dump share; the pattern is their one operand.
-pub fn selector_options(opts: &mut getopts::Options) {
-    opts.optmulti("s", "", "records in this state (repeatable)", "state")
-        .optmulti(
-            "",
-            "auth",
-            "records of this host and its subdomains",
-            "host",
-        );
+/// What nlpc-list is to print.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// `-s`, `--auth` and the pattern.
+    pub select: Selector,
+    /// `-c`: per-state counts instead of records.
+    pub counts: bool,
+    /// `--json`: JSON lines.
+    pub json: bool,
+    /// `--history`: the versions of this URL.
+    pub history: Option<String>,
+    /// `--check`: check the whole database instead of listing.
+    pub check: bool,
+    /// `--backup`: copy the database into this directory instead of listing.
+    pub backup: Option<std::path::PathBuf>,
 }
 
-/// The selector given by `-s`, `--auth` and at most one pattern operand.
-pub fn selector(o: &Parsed) -> std::result::Result<Selector, Exit> {
-    let mut sel = Selector::default();
-    for s in o.list("s", "") {
-        match s.parse::<State>() {
-            Ok(st) if !sel.states.contains(&st) => sel.states.push(st),
-            Ok(_) => {}
-            Err(e) => return Err(o.usage_error(format!("-s: {e}"))),
+impl Config {
+    /// nlpc-list's configuration from its options.
+    pub fn from_options(o: &Parsed) -> Result<Config> {
+        let cfg = Config {
+            select: o.selector()?,
+            counts: o.flag("c"),
+            json: o.flag("json"),
+            history: o.text("history"),
+            check: o.flag("check"),
+            backup: o.path("backup"),
+        };
+        let s = &cfg.select;
+        if cfg.history.is_some()
+            && (cfg.counts || s.pattern.is_some() || !s.states.is_empty() || !s.auth.is_empty())
+        {
+            return Err(Error::Usage(
+                "--history takes no other selector and no -c".into(),
+            ));
         }
+        let selected = cfg.counts
+            || cfg.history.is_some()
+            || s.pattern.is_some()
+            || !s.states.is_empty()
+            || !s.auth.is_empty();
+        if (cfg.check || cfg.backup.is_some()) && (selected || (cfg.check && cfg.backup.is_some()))
+        {
+            return Err(Error::Usage(
+                "--check and --backup take no other option but the paths".into(),
+            ));
+        }
+        Ok(cfg)
     }
-    sel.auth = admit::host_patterns(&o.list("auth", ""))
-        .map_err(|e| o.usage_error(format!("--auth: {e}")))?;
-    match o.free() {
-        [] => {}
-        [pat] => sel.pattern = Some(pat.clone()),
-        _ => return Err(o.usage_error("at most one pattern")),
-    }
-    Ok(sel)
 }
 
 /// One version of a page in its history.
@@ -98,16 +117,16 @@ pub fn history_tsv(h: &HistoryEntry) -> String {
         },
         v.size,
         hex(&v.hash),
-        dash(&v.content_type),
-        dash(&v.charset),
-        h.path.display()
+        controls(dash(&v.content_type)),
+        controls(dash(&v.charset)),
+        controls(&h.path.display().to_string())
     )
 }
 
 /// A history entry as a JSON line.
 pub fn history_json(url: &str, h: &HistoryEntry) -> String {
     let v = &h.version;
-    serde_json::json!({
+    let j = serde_json::json!({
         "url": url,
         "version": if h.current { "current" } else { "archived" },
         "fetched": iso8601(v.fetched),
@@ -118,7 +137,8 @@ pub fn history_json(url: &str, h: &HistoryEntry) -> String {
         "charset": v.charset,
         "path": h.path.display().to_string(),
     })
-    .to_string()
+    .to_string();
+    json_controls(j)
 }
 
 fn dash(s: &str) -> &str {
@@ -130,7 +150,8 @@ fn dash(s: &str) -> &str {
 }
 
 /// One tab-separated line: state, URL, address, HTTP status, language,
-/// size, created, fetched, modified, expires, reason.
+/// size, created, fetched, modified, expires, reason; control characters
+/// (tab and newline among them) escaped in the text fields.
 pub fn tsv_line(r: &Record) -> String {
     let status = if r.status == 0 {
         "-".to_string()
@@ -140,16 +161,16 @@ pub fn tsv_line(r: &Record) -> String {
     format!(
         "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
         r.state,
-        r.url,
-        dash(&r.addr),
+        controls(&r.url),
+        controls(dash(&r.addr)),
         status,
-        dash(&r.language),
+        controls(dash(&r.language)),
         r.size,
         iso8601(r.created),
         iso8601(r.fetched),
         iso8601(r.modified),
         iso8601(r.expires),
-        dash(&r.reason.replace(['\t', '\n'], " ")),
+        controls(dash(&r.reason)),
     )
 }
 
@@ -157,7 +178,8 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// One JSON object (a line of JSON lines) with every field of the record.
+/// One JSON object (a line of JSON lines) with every field of the record;
+/// DEL and C1 controls escaped like the C0 ones.
 pub fn json_line(k: &Key, r: &Record) -> String {
     let v = serde_json::json!({
         "key": k.hex(),
@@ -184,7 +206,7 @@ pub fn json_line(k: &Key, r: &Record) -> String {
         "modified": iso8601(r.modified),
         "expires": iso8601(r.expires),
     });
-    v.to_string()
+    json_controls(v.to_string())
 }
 
 /// Per-state counts of the selected records, every state listed.

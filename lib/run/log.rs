@@ -5,6 +5,8 @@ use std::io::Write;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
+use crate::document::escape;
+
 static NAME: OnceLock<&'static str> = OnceLock::new();
 static DEBUG: AtomicU8 = AtomicU8::new(0);
 
@@ -24,14 +26,13 @@ pub fn debug_enabled(level: u8) -> bool {
     DEBUG.load(Ordering::Relaxed) >= level
 }
 
-/// Writes one line. Newlines inside the message are flattened so one event
-/// stays one line.
+/// Writes one line. Control characters in the message (newlines included,
+/// so one event stays one line) are escaped: messages carry URLs and
+/// header values, and a raw escape would drive the reader's terminal.
 pub fn line(args: std::fmt::Arguments<'_>) {
     let name = NAME.get().copied().unwrap_or("nlpcrawl");
-    let mut msg = args.to_string();
-    if msg.contains('\n') {
-        msg = msg.replace('\n', " ");
-    }
+    let msg = args.to_string();
+    let msg = escape::controls(&msg);
     // One write per line: standard error is unbuffered, and a formatted
     // write would cost a system call per piece.
     let line = format!("{name}: {msg}\n");

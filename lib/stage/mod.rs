@@ -16,3 +16,20 @@ pub mod resolve;
 pub mod scan;
 pub mod up;
 pub mod vrfy;
+
+use crate::error::Result;
+use crate::run::options::Parsed;
+use crate::web::admit::Filter;
+
+/// The URL admission filter of nlpc-scan's links and seeds and nlpc-fetch's
+/// redirects: `--filter-scheme`, `--filter-auth` and the `--max-*` guards.
+pub fn admission(o: &Parsed) -> Result<Filter> {
+    Ok(Filter {
+        schemes: o.schemes("filter-scheme")?,
+        auth: o.hosts("filter-auth")?,
+        max_len: o.int("max-url-length")?,
+        max_depth: o.int("max-path-depth")?,
+        max_repeat: o.int("max-repeat")?,
+        allow_private: o.flag("allow-private"),
+    })
+}

@@ -6,8 +6,9 @@
 //! transactions that look at each record again first, so a record another
 //! daemon leased or moved meanwhile is left alone without any lease of ours.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::run::clock;
+use crate::run::options::Parsed;
 use crate::store::cache::Cache;
 use crate::store::record::{Record, State};
 use crate::store::select::Selector;
@@ -51,6 +52,60 @@ impl Default for Config {
             batch: 1024,
         }
     }
+}
+
+impl Config {
+    /// nlpc-up's configuration from its options.
+    pub fn from_options(o: &Parsed) -> Result<Config> {
+        let ttexp = o.duration("ttexp")?.as_secs();
+        let cfg = Config {
+            ttexp,
+            ttmin: o.duration("ttmin")?.as_secs(),
+            ttrev: o.duration("ttrev")?.as_secs(),
+            rtdead: o.int("rtdead")?,
+            ttdel: o.duration("ttdel")?.as_secs(),
+            ttrej: o.duration_opt("ttrej")?.map_or(ttexp, |d| d.as_secs()),
+            select: o.selector()?,
+            ..Config::default()
+        };
+        if cfg.ttmin > cfg.ttexp {
+            return Err(Error::Usage("--ttmin is longer than --ttexp".into()));
+        }
+        Ok(cfg)
+    }
+}
+
+/// The `--force-*` actions asked for, checked against each other and the
+/// selected states.
+pub fn actions(o: &Parsed, cfg: &Config) -> Result<Vec<Action>> {
+    let actions: Vec<Action> = [
+        ("force-exp", Action::Expire),
+        ("force-rev", Action::Revive),
+        ("force-dead", Action::Kill),
+        ("force-del", Action::Prune),
+    ]
+    .into_iter()
+    .filter(|(opt, _)| o.flag(opt))
+    .map(|(_, a)| a)
+    .collect();
+    // Of expiry, revival and death only one makes sense at a time; death
+    // and pruning together purge.
+    let exclusive = actions.iter().filter(|a| **a != Action::Prune).count();
+    if exclusive > 1 {
+        return Err(Error::Usage(
+            "--force-exp, --force-rev and --force-dead exclude each other".into(),
+        ));
+    }
+    for s in &cfg.select.states {
+        if !actions.is_empty() && !actions.iter().any(|a| a.applies_to(*s)) {
+            let names: Vec<&str> = actions.iter().map(|a| a.option()).collect();
+            return Err(Error::Usage(format!(
+                "{} does not apply to {s} records",
+                names.join(" ")
+            )));
+        }
+    }
+    Ok(actions)
 }
 
 /// What nlpc-up does to one record.

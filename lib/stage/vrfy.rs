@@ -7,6 +7,8 @@
 //! language, confidence, dictionary ratio) is recorded either way.
 
 use std::fmt;
+use std::fs::File;
+use std::path::PathBuf;
 
 use encoding_rs::{Encoding, WINDOWS_1252};
 use whatlang::{Detector, Lang};
@@ -15,9 +17,10 @@ use crate::document::charset::{self, Detected, Kind, Quality};
 use crate::document::dict::Dict;
 use crate::document::lang;
 use crate::document::{extract, text};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::run::clock;
 use crate::run::daemon::Daemon;
+use crate::run::options::Parsed;
 use crate::store::cache::Cache;
 use crate::store::record::{Flags, Record, State};
 use crate::{debug, info};
@@ -43,8 +46,10 @@ pub struct Config {
     /// `--lang-max-text`: bytes of text sampled for language detection; 0
     /// gives it all.
     pub lang_max_text: usize,
-    /// `--filter-dict`.
+    /// `--filter-dict`, once loaded ([`Config::load_dict`]).
     pub dict: Option<Dict>,
+    /// `--filter-dict`: the word list's file.
+    pub dict_file: Option<PathBuf>,
     /// `--filter-dict-pct`, as a share (0 to 1).
     pub dict_min: f64,
     /// Records taken per transaction.
@@ -70,10 +75,53 @@ impl Default for Config {
             lang_min_text: DEFAULT_LANG_MIN_TEXT,
             lang_max_text: DEFAULT_LANG_MAX_TEXT,
             dict: None,
+            dict_file: None,
             dict_min: DEFAULT_DICT_PCT / 100.0,
             batch: 64,
             detector: Detector::new(),
         }
+    }
+}
+
+impl Config {
+    /// nlpc-vrfy's configuration from its options. The dictionary is only
+    /// opened, to say now if it cannot be read; [`Config::load_dict`] loads
+    /// it when the daemon starts.
+    pub fn from_options(o: &Parsed) -> Result<Config> {
+        let dict_file = o.path("filter-dict");
+        if let Some(f) = &dict_file {
+            File::open(f).map_err(|e| Error::io(f, "cannot read dictionary", e))?;
+        }
+        Ok(Config {
+            charsets: o.charsets("filter-charset")?,
+            default_charset: o.charset("use-charset")?,
+            max_replaced: o.share("max-replaced")?,
+            langs: o.detectable_langs("filter-lang")?,
+            lang_min_conf: o.share("lang-min-conf")?,
+            lang_min_text: o.int("lang-min-text")?,
+            lang_max_text: o.int("lang-max-text")?,
+            dict_file,
+            dict_min: o.share("filter-dict-pct")?,
+            ..Config::default()
+        })
+    }
+
+    /// Loads the `--filter-dict` word list, if one is named.
+    pub fn load_dict(&mut self) -> Result<()> {
+        let Some(f) = &self.dict_file else {
+            return Ok(());
+        };
+        let t = std::time::Instant::now();
+        let d = Dict::load(f)?;
+        info!(
+            "dictionary {}: {} words, {} MB, loaded in {:.2}s",
+            f.display(),
+            d.len(),
+            d.heap_bytes() / (1 << 20),
+            t.elapsed().as_secs_f64()
+        );
+        self.dict = Some(d);
+        Ok(())
     }
 }
 

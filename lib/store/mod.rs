@@ -1,14 +1,21 @@
 //! The store: the one LMDB environment every daemon shares (every LMDB call
-//! is in `db`), the record format and its states, and the files beside the
+//! is in `db`, `txn` and `maint`; `check` reads data.mdb's pages itself, before
+//! LMDB maps them), the record format and its states, and the files beside the
 //! database: the file cache of current bodies, the archive of earlier
 //! versions and the robots.txt cache. Uses `web` (URL forms, robots.txt)
 //! and `document`.
 
 pub mod archive;
 pub mod cache;
+mod check;
 mod db;
+mod guard;
+mod maint;
 pub mod record;
 pub mod rep;
 pub mod select;
+mod txn;
 
 pub use db::*;
+pub use maint::CheckReport;
+pub use txn::{Read, Write};

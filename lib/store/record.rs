@@ -5,8 +5,10 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The version of the record encoding and of the database layout. A database
-/// written with another version is refused rather than misread.
-pub const FORMAT_VERSION: u32 = 1;
+/// written with another version is refused rather than misread. Every change
+/// of [`Record::encode`] or of the tables' layout must change this number
+/// (version 1 databases were written before the encoding last changed).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Where a record is in the crawl. The numbers are stored; never renumber.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -11,7 +11,7 @@
 //! to reach an IPv4 server through them, and they would hide the address
 //! really reached.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 /// IPv4 ranges refused: network, prefix length, what it is.
 const V4: &[(Ipv4Addr, u8, &str)] = &[
@@ -116,6 +116,23 @@ pub fn refused(ip: IpAddr) -> Option<&'static str> {
 /// True for an address a public page must not steer the crawler to.
 pub fn is_private(ip: IpAddr) -> bool {
     refused(ip).is_some()
+}
+
+/// Parses a `--nameserver` value: an address with an optional port
+/// (`192.0.2.53`, `192.0.2.53:5353`, `2001:db8::53`, `[2001:db8::53]:5353`).
+pub fn parse_nameserver(s: &str) -> std::result::Result<SocketAddr, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err("empty address".into());
+    }
+    if let Ok(a) = s.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    let bare = s.strip_prefix('[').and_then(|x| x.strip_suffix(']'));
+    match bare.unwrap_or(s).parse::<IpAddr>() {
+        Ok(ip) => Ok(SocketAddr::new(ip, 53)),
+        Err(_) => Err(format!("{s:?} is not an address or address:port")),
+    }
 }
 
 #[cfg(test)]

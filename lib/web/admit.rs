@@ -175,29 +175,6 @@ fn ip_literal(host: &str) -> Option<IpAddr> {
 }
 
 impl Filter {
-    /// The filter of the options `--filter-scheme` and `--filter-auth` (lists,
-    /// white space or commas between items; no schemes means "http https")
-    /// and `--allow-private`; the limits take their defaults. Both nlpc-scan
-    /// and nlpc-fetch build their filter here, so the two agree.
-    pub fn from_lists<S: AsRef<str>>(
-        schemes: &[S],
-        auth: &[S],
-        allow_private: bool,
-    ) -> std::result::Result<Filter, String> {
-        let d = Filter::default();
-        let schemes: Vec<String> = split(schemes).map(str::to_ascii_lowercase).collect();
-        Ok(Filter {
-            schemes: if schemes.is_empty() {
-                d.schemes.clone()
-            } else {
-                schemes
-            },
-            auth: host_patterns(auth).map_err(|e| format!("--filter-auth: {e}"))?,
-            allow_private,
-            ..d
-        })
-    }
-
     /// Admits `reference` (resolved against `base` when given, else it must
     /// be absolute): the normalised URL, without session ids, that may
     /// become a record; or why it may not.
@@ -446,18 +423,5 @@ mod tests {
         assert!(e.len() < 200, "{} bytes", e.len());
         assert_eq!(cut("žžž", 3), "ž... (6 bytes)");
         assert_eq!(cut("abc", 3), "abc");
-    }
-
-    #[test]
-    fn the_lists_of_the_options() {
-        let f = Filter::from_lists(&["HTTPS, ftp"], &["Example.LV lv.test"], true).unwrap();
-        assert_eq!(f.schemes, ["https", "ftp"]);
-        assert_eq!(f.auth, ["example.lv", "lv.test"]);
-        assert!(f.allow_private);
-        let d = Filter::from_lists::<&str>(&[], &[], false).unwrap();
-        assert_eq!(d.schemes, ["http", "https"]);
-        assert!(Filter::from_lists(&[""], &["exa<mple"], false)
-            .unwrap_err()
-            .starts_with("--filter-auth: "));
     }
 }

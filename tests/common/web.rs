@@ -1,181 +1,238 @@
-//! A small multi-host test web for whole-crawl tests: HTTP servers on
-//! several 127.0.0.x addresses (some with several virtual hosts), a DNS
-//! server on a loopback port that knows their names, Latvian pages that
-//! link mostly to Latvian pages, and a few traps; plus the ground truth of
-//! what a correct crawl verifies and must never request.
+//! The test web of scripts/testweb, for whole-crawl tests: gen.py writes
+//! the pages, an nginx and a dnsmasq configuration and the ground truth of
+//! a correct Latvian crawl; scripts/testweb/serve runs nginx and dnsmasq on
+//! loopback; this reads the truth and nginx's access log back. The demo
+//! and the benchmarks use the same generator and the same server script.
+//!
+//! nginx and dnsmasq come from Debian (nginx-light, dnsmasq-base); .ci/run
+//! installs them, and without them a test fails rather than skips.
 #![allow(dead_code)]
 
-use super::dns::DnsServer;
-use super::http::{Reply, Server};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
-const LV: &[&str] = &[
-    "Rīga ir Latvijas galvaspilsēta un lielākā pilsēta Baltijas valstīs, kas atrodas pie Daugavas ietekas Rīgas jūras līcī.",
-    "Vecrīgā ir saglabājušās daudzas viduslaiku ēkas, baznīcas un šauras ieliņas, kuras katru gadu apmeklē tūkstošiem ceļotāju.",
-    "Latvijā ir vairāk nekā divi tūkstoši ezeru, un lielākā daļa no tiem atrodas Latgalē, kur ainava ir pauguraina un zaļa.",
-    "Mežs aizņem gandrīz pusi no valsts teritorijas, tāpēc kokrūpniecība ir viena no svarīgākajām tautsaimniecības nozarēm.",
-    "Dziesmu un deju svētki notiek reizi piecos gados, un tajos piedalās desmitiem tūkstošu dziedātāju un dejotāju no visas valsts.",
-    "Latviešu valoda pieder baltu valodu grupai, un tai ir daudz kopīga ar lietuviešu valodu, kas ir tās tuvākā radiniece.",
-    "Vasarā daudzi cilvēki dodas uz jūrmalu, kur gar krastu stiepjas garas smilšu pludmales un priežu meži.",
-    "Ziemā dienas ir īsas un aukstas, bet Ziemassvētku laikā pilsētas rotā gaismas un tirdziņi ar karstiem dzērieniem.",
-];
+use super::stderr;
 
-const EN: &[&str] = &[
-    "The library opens at nine in the morning and closes at six in the evening on every weekday.",
-    "Visitors may borrow up to ten books at a time and keep them for three weeks before returning them.",
-    "The reading room on the second floor is quiet and has comfortable chairs next to large windows.",
-    "Children can join the summer reading club and receive a small prize for every five books they finish.",
-];
-
-fn text(pool: &[&str], seed: usize) -> String {
-    (0..4)
-        .map(|i| pool[(seed * 3 + i) % pool.len()])
-        .collect::<Vec<_>>()
-        .join(" ")
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts/testweb")
+        .join(name)
 }
 
-fn page(title: &str, body: &str, links: &[String]) -> String {
-    let mut s = format!(
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{title}</title></head><body><h1>{title}</h1><p>{body}</p><ul>"
-    );
-    for l in links {
-        s.push_str(&format!("<li><a href=\"{l}\">{l}</a></li>"));
-    }
-    s.push_str("</ul></body></html>");
-    s
+fn installed(prog: &str) -> bool {
+    ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+        .iter()
+        .any(|d| Path::new(d).join(prog).exists())
 }
 
-/// The test web and what a correct crawl of it gives.
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// One line of truth/outcomes.txt: what a correct crawl makes of a URL it
+/// does not verify.
+#[derive(Debug)]
+pub struct Outcome {
+    pub url: String,
+    /// The record's state, as nlpc-list names it.
+    pub state: String,
+    /// What the record's reason contains (may be empty).
+    pub reason: String,
+}
+
+/// One request in nginx's access log (the generator's log format).
+#[derive(Debug)]
+pub struct Hit {
+    pub url: String,
+    pub status: u16,
+    pub bytes: u64,
+    pub agent: String,
+}
+
+/// A generated web, served until dropped (also when the test fails).
 pub struct Web {
-    pub dns: DnsServer,
-    pub servers: Vec<Server>,
-    /// The seed URL.
-    pub seed: String,
-    /// URLs a correct crawl verifies (and then scans), sorted.
-    pub verified: Vec<String>,
-    /// Paths (with host) a correct crawl must never request.
-    pub forbidden: Vec<(String, String)>,
+    /// What gen.py wrote (web.json, truth/, logs/).
+    pub dir: PathBuf,
+    pub port: u64,
+    pub nameserver: String,
+    pub filter_lang: String,
+    pub filter_charset: String,
+    pub seeds: Vec<String>,
+    /// What a correct crawl verifies, the trap aside.
+    pub verified: BTreeSet<String>,
+    /// Every URL a correct crawl requests, robots.txt aside.
+    pub requested: BTreeSet<String>,
+    /// Linked URLs robots.txt disallows.
+    pub forbidden: BTreeSet<String>,
+    pub outcomes: Vec<Outcome>,
+    /// The calendar trap's URL prefix, and the most of its pages a crawl
+    /// bounded by nlpc-scan's defaults verifies.
+    pub trap: (String, usize),
+    /// Generator's summary line.
+    pub summary: String,
+    // Last, so the web is stopped before its directory goes.
+    tmp: tempfile::TempDir,
 }
-
-/// Pages per Latvian host.
-pub const PAGES: usize = 8;
 
 impl Web {
-    /// Builds the web on addresses 127.0.0.`base` to `base`+3.
+    /// The small web of the nlpcd tests: 6 hosts of 12 pages on
+    /// 127.0.0.`base` to `base`+2, its DNS server on 127.0.0.`base`, pages
+    /// of 2 to 4 KB. Seed 3 has pages of every kind the tests ask about (a
+    /// KOI8-R one too).
     pub fn start(base: u8) -> Web {
-        let ip = |i: u8| format!("127.0.0.{}", base + i);
-        let lv_ab = Server::start(&ip(0));
-        let lv_c = Server::start(&ip(1));
-        let en = Server::start(&ip(2));
-        let ru = Server::start(&ip(3));
-        let dns = DnsServer::start();
-        for (name, srv) in [
-            ("lv-a.test", &lv_ab),
-            ("lv-b.test", &lv_ab),
-            ("lv-c.test", &lv_c),
-            ("en.test", &en),
-            ("ru.test", &ru),
-        ] {
-            dns.a(name, &[&srv.ip()], 300);
+        Web::generate(
+            base,
+            &[
+                "--hosts", "6", "--pages", "12", "--max-kb", "4", "--seed", "3",
+            ],
+        )
+    }
+
+    /// Generates a web with gen.py's `args` on addresses from 127.0.0.`base`
+    /// (2 virtual hosts each), its DNS server on 127.0.0.`base`, and serves
+    /// it. Tests that run at once give distinct bases, so no two nginx or
+    /// dnsmasq can want the same address and port.
+    pub fn generate(base: u8, args: &[&str]) -> Web {
+        for (prog, pkg) in [("nginx", "nginx-light"), ("dnsmasq", "dnsmasq-base")] {
+            assert!(
+                installed(prog),
+                "{prog} is not installed: apt-get install {pkg} (.ci/run does)"
+            );
         }
-        // gone.test is not in the zone: NXDOMAIN.
-        let lv_hosts = [
-            ("lv-a.test", &lv_ab),
-            ("lv-b.test", &lv_ab),
-            ("lv-c.test", &lv_c),
-        ];
-        let mut verified = Vec::new();
-        for (h, (host, srv)) in lv_hosts.iter().enumerate() {
-            for i in 0..PAGES {
-                let mut links = vec![format!("/p{}.html", (i + 1) % PAGES)];
-                // Across to the next Latvian host.
-                let (next, nsrv) = lv_hosts[(h + 1) % lv_hosts.len()];
-                links.push(nsrv.url(next, &format!("/p{i}.html")));
-                if i == 0 {
-                    links.push(en.url("en.test", "/index.html"));
-                    links.push(ru.url("ru.test", "/index.html"));
-                    links.push("http://gone.test/".into());
-                    links.push(lv_c.url("lv-c.test", "/private/secret.html"));
-                    links.push("/pic.html".into());
-                    links.push("/old.html".into());
-                    links.push("/missing.html".into());
+        let tmp = tempfile::tempdir().expect("temporary directory");
+        let dir = tmp.path().join("web");
+        let addr = format!("127.0.0.{base}");
+        let gen = Command::new("python3")
+            .arg(script("gen.py"))
+            .arg("--out")
+            .arg(&dir)
+            .args(["--addr-base", &addr, "--dns-addr", &addr])
+            .args(args)
+            .output()
+            .expect("run python3 scripts/testweb/gen.py");
+        assert!(gen.status.success(), "gen.py failed: {}", stderr(&gen));
+        let summary = String::from_utf8_lossy(&gen.stdout).trim().to_string();
+        let info: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("web.json")).expect("web.json"))
+                .expect("web.json is JSON");
+        let field = |k: &str| {
+            info[k]
+                .as_str()
+                .unwrap_or_else(|| panic!("web.json: no {k}"))
+                .to_string()
+        };
+        let truth = |name: &str| lines(&dir.join("truth").join(name));
+        let trap = truth("trap.txt");
+        let (prefix, max) = trap
+            .first()
+            .and_then(|l| l.split_once('\t'))
+            .expect("trap.txt: prefix TAB max");
+        let outcomes = truth("outcomes.txt")
+            .iter()
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                assert_eq!(f.len(), 3, "odd outcomes.txt line {l:?}");
+                Outcome {
+                    url: f[0].into(),
+                    state: f[1].into(),
+                    reason: f[2].into(),
                 }
-                let body = page(&format!("{host} {i}"), &text(LV, h * PAGES + i), &links);
-                srv.route_host(host, &format!("/p{i}.html"), Reply::html(body));
-                verified.push(srv.url(host, &format!("/p{i}.html")));
-            }
-            srv.route_host(
-                host,
-                "/pic.html",
-                Reply::new(200, "image/png", vec![0x89; 5000]),
-            );
-            srv.route_host(
-                host,
-                "/old.html",
-                Reply::redirect(301, &srv.url(host, "/p3.html")),
-            );
-        }
-        lv_c.route(
-            "/robots.txt",
-            Reply::new(200, "text/plain", "User-agent: *\nDisallow: /private/\n"),
-        );
-        lv_c.route(
-            "/private/secret.html",
-            Reply::html(page("secret", &text(LV, 1), &[])),
-        );
-        for i in 0..3 {
-            let links = vec![format!("/e{}.html", i + 1)];
-            let body = page("Library", &text(EN, i), &links);
-            en.route(
-                if i == 0 { "/index.html" } else { "/e1.html" },
-                Reply::html(body.clone()),
-            );
-            en.route(&format!("/e{i}.html"), Reply::html(body));
-        }
-        ru.route(
-            "/index.html",
-            Reply::new(200, "text/html; charset=koi8-r", "\u{0}".repeat(100)),
-        );
-        verified.sort();
-        let seed = lv_ab.url("lv-a.test", "/p0.html");
-        let forbidden = vec![
-            ("lv-c.test".to_string(), "/private/secret.html".to_string()),
-            ("en.test".to_string(), "/e1.html".to_string()),
-        ];
-        Web {
-            dns,
-            servers: vec![lv_ab, lv_c, en, ru],
-            seed,
-            verified,
-            forbidden,
-        }
+            })
+            .collect();
+        let web = Web {
+            port: info["port"].as_u64().expect("web.json: port"),
+            nameserver: field("nameserver"),
+            filter_lang: field("filter_lang"),
+            filter_charset: field("filter_charset"),
+            seeds: truth("seeds.txt"),
+            verified: truth("verified.txt").into_iter().collect(),
+            requested: truth("requested.txt").into_iter().collect(),
+            forbidden: truth("forbidden.txt").into_iter().collect(),
+            outcomes,
+            trap: (prefix.to_string(), max.parse().expect("trap max")),
+            summary,
+            dir,
+            tmp,
+        };
+        let out = Command::new(script("serve"))
+            .arg("start")
+            .arg(&web.dir)
+            .output()
+            .expect("run scripts/testweb/serve");
+        // Dropping `web` now stops whichever of the two did start.
+        assert!(out.status.success(), "serve start failed: {}", stderr(&out));
+        web
+    }
+
+    /// The first seed.
+    pub fn seed(&self) -> &str {
+        &self.seeds[0]
     }
 
     /// The nlpcd options that crawl this web: its DNS server, private
-    /// addresses allowed, no politeness rest (loopback), the Latvian filters.
+    /// addresses allowed, no politeness rest (loopback), its filters.
     pub fn nlpcd_args(&self) -> Vec<String> {
         [
             "--nameserver",
-            &self.dns.arg(),
+            &self.nameserver,
             "--allow-private",
             "--fetch-polite",
             "0",
             "--filter-lang",
-            "lv",
+            &self.filter_lang,
             "--filter-charset",
-            "utf-8 windows-1257 iso-8859-4 iso-8859-13",
-            "--with",
-            "resolve:--dns-pause=0.1s",
+            &self.filter_charset,
         ]
         .iter()
         .map(|s| s.to_string())
         .collect()
     }
 
-    /// Every request any server saw, as (host, path).
-    pub fn requests(&self) -> Vec<(String, String)> {
-        self.servers
-            .iter()
-            .flat_map(|s| s.hits().into_iter().map(|h| (h.host, h.path)))
+    /// Every request nginx has logged so far.
+    pub fn hits(&self) -> Vec<Hit> {
+        std::fs::read_to_string(self.dir.join("logs/access.log"))
+            .expect("access log")
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                assert!(f.len() >= 7, "odd access log line {l:?}");
+                Hit {
+                    url: format!("http://{}:{}{}", f[0], self.port, f[2]),
+                    status: f[3].parse().expect("status"),
+                    bytes: f[4].parse().expect("bytes"),
+                    agent: f[6].to_string(),
+                }
+            })
             .collect()
     }
+
+    /// Every URL requested so far, robots.txt aside.
+    pub fn requests(&self) -> BTreeSet<String> {
+        self.hits()
+            .into_iter()
+            .map(|h| h.url)
+            .filter(|u| !u.ends_with("/robots.txt"))
+            .collect()
+    }
+}
+
+impl Drop for Web {
+    fn drop(&mut self) {
+        let _ = Command::new(script("serve"))
+            .arg("stop")
+            .arg(&self.dir)
+            .status();
+    }
+}
+
+/// What differs between two sets, for a failure message.
+pub fn diff(got: &BTreeSet<String>, want: &BTreeSet<String>) -> String {
+    let missing: Vec<_> = want.difference(got).collect();
+    let extra: Vec<_> = got.difference(want).collect();
+    format!("missing {missing:#?}\nextra {extra:#?}")
 }

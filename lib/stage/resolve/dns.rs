@@ -4,19 +4,7 @@
 
 use super::*;
 
-/// Parses a `--nameserver` value: an address with an optional port
-/// (`192.0.2.53`, `192.0.2.53:5353`, `2001:db8::53`, `[2001:db8::53]:5353`).
-pub fn parse_nameserver(s: &str) -> std::result::Result<SocketAddr, String> {
-    let s = s.trim();
-    if let Ok(a) = s.parse::<SocketAddr>() {
-        return Ok(a);
-    }
-    let bare = s.strip_prefix('[').and_then(|x| x.strip_suffix(']'));
-    match bare.unwrap_or(s).parse::<IpAddr>() {
-        Ok(ip) => Ok(SocketAddr::new(ip, 53)),
-        Err(_) => Err(format!("{s:?} is not an address or address:port")),
-    }
-}
+pub use crate::web::address::parse_nameserver;
 
 /// The name servers of a resolv.conf text, on port 53.
 pub fn servers_from_resolv_conf(text: &[u8]) -> std::result::Result<Vec<SocketAddr>, String> {

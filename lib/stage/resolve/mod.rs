@@ -154,6 +154,31 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// nlpc-resolve's configuration from its options.
+    pub fn from_options(o: &crate::run::options::Parsed) -> Result<Config> {
+        let family = match (o.flag("4"), o.flag("6")) {
+            (true, true) => return Err(Error::Usage("-4 and -6 exclude each other".into())),
+            (true, false) => Family::V4,
+            (false, true) => Family::V6,
+            (false, false) => Family::Any,
+        };
+        Ok(Config {
+            family,
+            allow_private: o.flag("allow-private"),
+            burst: o.int("dns-burst")?,
+            pause: o.duration("dns-pause")?,
+            concurrency: o.int("dns-concurrency")?,
+            cache_age: o.duration("dns-cache-age")?,
+            timeout: o.duration("dns-timeout")?,
+            retries: o.int("dns-retries")?,
+            nameservers: o.addresses("nameserver")?,
+            hosts_file: o.required_path("hosts-file")?,
+            batch: DEFAULT_BATCH,
+        })
+    }
+}
+
 /// True when /proc/net/ipv6_route (given as text) holds a usable default
 /// route that does not go through loopback: then the machine can reach the
 /// IPv6 Internet, and IPv6 is the preferred family.

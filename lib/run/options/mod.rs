@@ -1,0 +1,465 @@
+//! The option parser every small daemon shares, built from the one table of
+//! options ([`table::OPTIONS`]) for that program: getopts reads the words,
+//! every value is checked as it is read, and typed getters hand the config
+//! builders values and defaults the table defines once.
+
+pub mod check;
+pub mod opt;
+pub mod table;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use encoding_rs::Encoding;
+
+use crate::document::lang;
+use crate::error::{Error, Result};
+use crate::store::record::State;
+use crate::store::select::Selector;
+use crate::web::admit;
+use check::Check;
+pub use table::{Kind, Operands, Opt, Program};
+
+/// The options every daemon takes.
+#[derive(Clone, Debug)]
+pub struct Common {
+    /// `-p`: the LMDB environment.
+    pub db: PathBuf,
+    /// `-f`: the file cache.
+    pub cache: PathBuf,
+    /// `-a`: the archive of earlier versions.
+    pub archive: PathBuf,
+    /// `-r`: the robots.txt cache.
+    pub rep: PathBuf,
+    /// Number of `-d`.
+    pub debug: u8,
+    /// `--use-interval`: how long an idle daemon waits before looking again.
+    pub interval: Duration,
+    /// `--once`: drain the input once and exit.
+    pub once: bool,
+}
+
+/// Why parsing stopped short of running the program.
+#[derive(Debug)]
+pub enum Exit {
+    /// `-h`: the usage text, for standard output; exit 0.
+    Help(String),
+    /// `-v`: the version line, for standard output; exit 0.
+    Version(String),
+    /// A bad option or value: one line naming it, and the usage, for
+    /// standard error; exit 1.
+    Usage { msg: String, usage: String },
+}
+
+impl Exit {
+    /// Prints what the user must see and exits with the right status.
+    pub fn exit(self, name: &str) -> ! {
+        match self {
+            Exit::Help(s) | Exit::Version(s) => {
+                print!("{s}");
+                std::process::exit(0)
+            }
+            Exit::Usage { msg, usage } => {
+                eprint!("{name}: {msg}\n{usage}");
+                std::process::exit(1)
+            }
+        }
+    }
+}
+
+/// A program's option parser.
+pub struct Parser {
+    program: Program,
+    opts: getopts::Options,
+}
+
+/// Parsed options: the common ones, the program's own matches, checked.
+pub struct Parsed {
+    pub program: Program,
+    pub common: Common,
+    matches: getopts::Matches,
+    usage: String,
+}
+
+/// `-Z` or `--zap`, as the user wrote it.
+fn dashed(name: &str) -> String {
+    if name.chars().count() == 1 {
+        format!("-{name}")
+    } else {
+        format!("--{name}")
+    }
+}
+
+/// getopts' complaint as one line naming the option.
+fn fail_line(f: getopts::Fail) -> String {
+    use getopts::Fail::*;
+    match f {
+        UnrecognizedOption(o) => format!("{}: unknown option", dashed(&o)),
+        ArgumentMissing(o) => format!("{}: needs a value", dashed(&o)),
+        OptionDuplicated(o) => format!("{}: given more than once", dashed(&o)),
+        UnexpectedArgument(o) => format!("{}: takes no value", dashed(&o)),
+        OptionMissing(o) => format!("{}: missing", dashed(&o)),
+    }
+}
+
+/// Splits list values on white space and commas.
+fn items<'a>(vals: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    vals.into_iter()
+        .flat_map(|s| s.split(|c: char| c.is_whitespace() || c == ','))
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The values of one occurrence of `o`, as its check sees them.
+pub fn values_of(o: &Opt, v: &str) -> Vec<String> {
+    match o.kind {
+        Kind::List => items([v]),
+        _ => vec![v.to_string()],
+    }
+}
+
+/// Checks one given value of `o`: Err is the line naming option and value.
+pub fn check_value(o: &Opt, v: &str) -> std::result::Result<(), String> {
+    for item in values_of(o, v) {
+        o.check
+            .check(&item)
+            .map_err(|why| format!("{}: {why}", o.display()))?;
+    }
+    Ok(())
+}
+
+impl Parser {
+    /// The parser for `program`: every option of the table it takes.
+    pub fn new(program: Program) -> Parser {
+        let mut opts = getopts::Options::new();
+        for o in table::of(program) {
+            let short = o.short.map(String::from).unwrap_or_default();
+            let help = o.help_line();
+            match o.kind {
+                Kind::Flag => opts.optflag(&short, o.long, &help),
+                Kind::Count => opts.optflagmulti(&short, o.long, &help),
+                Kind::Value => opts.optopt(&short, o.long, &help, o.metavar),
+                Kind::List | Kind::Repeat => opts.optmulti(&short, o.long, &help, o.metavar),
+            };
+        }
+        Parser { program, opts }
+    }
+
+    fn usage(&self) -> String {
+        let operands = match self.program.operands() {
+            Operands::None => "",
+            Operands::One(s) | Operands::Many(s) => s,
+        };
+        let brief = format!(
+            "usage: {} [-dhv] [-a archivepath] [-f cachepath] [-p dbpath] [-r reppath] [options] {operands}",
+            self.program.name()
+        );
+        self.opts.usage(&brief)
+    }
+
+    /// Parses `args` (without the program name), checking every value.
+    pub fn parse<I, S>(self, args: I) -> std::result::Result<Parsed, Exit>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let usage = self.usage();
+        let shown = usage.clone();
+        let bad = move |msg: String| Exit::Usage {
+            msg,
+            usage: shown.clone(),
+        };
+        let m = self.opts.parse(args).map_err(|e| bad(fail_line(e)))?;
+        if m.opt_present("help") {
+            return Err(Exit::Help(usage.clone()));
+        }
+        if m.opt_present("v") {
+            return Err(Exit::Version(format!(
+                "{} {}\n",
+                self.program.name(),
+                env!("CARGO_PKG_VERSION")
+            )));
+        }
+        for o in table::of(self.program) {
+            for v in m.opt_strs(&o.key()) {
+                // A list given as '' or blanks would otherwise vanish and
+                // leave the default in force without a word.
+                if o.kind == Kind::List && values_of(o, &v).is_empty() {
+                    return Err(bad(format!("{}: empty value", o.display())));
+                }
+                check_value(o, &v).map_err(&bad)?;
+            }
+        }
+        match (self.program.operands(), m.free.as_slice()) {
+            (Operands::None, [first, ..]) => {
+                return Err(bad(format!("no operands expected, got {first:?}")))
+            }
+            (Operands::One(_), [_, _, ..]) => return Err(bad("at most one pattern".into())),
+            _ => {}
+        }
+        let mut p = Parsed {
+            program: self.program,
+            common: Common {
+                db: PathBuf::new(),
+                cache: PathBuf::new(),
+                archive: PathBuf::new(),
+                rep: PathBuf::new(),
+                debug: m.opt_count("d").min(u8::MAX as usize) as u8,
+                interval: Duration::ZERO,
+                once: m.opt_present("once"),
+            },
+            matches: m,
+            usage,
+        };
+        let paths = (p.path("p"), p.path("f"), p.path("a"), p.path("r"));
+        let interval = p.duration("use-interval");
+        match (paths, interval) {
+            ((Some(db), Some(cache), Some(archive), Some(rep)), Ok(interval)) => {
+                p.common.db = db;
+                p.common.cache = cache;
+                p.common.archive = archive;
+                p.common.rep = rep;
+                p.common.interval = interval;
+            }
+            (_, Err(e)) => return Err(bad(e.to_string())),
+            _ => return Err(bad("a path has no default".into())),
+        }
+        Ok(p)
+    }
+
+    /// Parses the process's arguments, or prints what is due and exits.
+    pub fn parse_env(self) -> Parsed {
+        let name = self.program.name();
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        self.parse(args).unwrap_or_else(|e| e.exit(name))
+    }
+}
+
+/// An option error as the library reports it: `--name: why`.
+fn usage_error(o: &Opt, why: impl std::fmt::Display) -> Error {
+    Error::Usage(format!("{}: {why}", o.display()))
+}
+
+impl Parsed {
+    /// The table's entry for `key`; a key this program does not take is a
+    /// bug in the caller, not bad input.
+    fn opt(&self, key: &str) -> &'static Opt {
+        match table::find(key) {
+            Some(o) if o.takes(self.program) => o,
+            _ => panic!("{} takes no option {key:?}", self.program.name()),
+        }
+    }
+
+    /// The value given, or the default; None when neither.
+    fn raw(&self, key: &str) -> Option<String> {
+        let o = self.opt(key);
+        self.matches
+            .opt_str(key)
+            .or_else(|| (!o.default.is_empty()).then(|| o.default.to_string()))
+    }
+
+    /// True when the user gave option `key`.
+    pub fn given(&self, key: &str) -> bool {
+        self.opt(key);
+        self.matches.opt_present(key)
+    }
+
+    /// A flag.
+    pub fn flag(&self, key: &str) -> bool {
+        self.given(key)
+    }
+
+    /// A value as text, or the default; None when neither.
+    pub fn text(&self, key: &str) -> Option<String> {
+        self.raw(key)
+    }
+
+    /// A path, or the default.
+    pub fn path(&self, key: &str) -> Option<PathBuf> {
+        self.raw(key).filter(|v| !v.is_empty()).map(PathBuf::from)
+    }
+
+    fn typed<T>(
+        &self,
+        key: &str,
+        f: impl Fn(Check, &str) -> std::result::Result<T, String>,
+    ) -> Result<Option<T>> {
+        let o = self.opt(key);
+        match self.raw(key) {
+            None => Ok(None),
+            Some(v) => f(o.check, &v).map(Some).map_err(|why| usage_error(o, why)),
+        }
+    }
+
+    fn required<T>(&self, key: &str, v: Option<T>) -> Result<T> {
+        v.ok_or_else(|| usage_error(self.opt(key), "has no value and no default"))
+    }
+
+    /// A whole number in the table's range, as `T`.
+    pub fn int<T: TryFrom<u64>>(&self, key: &str) -> Result<T> {
+        let n = self.typed(key, |c, v| match c {
+            Check::Int { min, max } => check::int(v, min, max),
+            _ => Err("is not a number option".into()),
+        })?;
+        let n = self.required(key, n)?;
+        T::try_from(n).map_err(|_| usage_error(self.opt(key), format!("{n} is too large")))
+    }
+
+    /// A duration, or the default; None when neither.
+    pub fn duration_opt(&self, key: &str) -> Result<Option<Duration>> {
+        self.typed(key, |c, v| match c {
+            Check::Duration { nonzero } => check::duration(v, nonzero),
+            _ => Err("is not a duration option".into()),
+        })
+    }
+
+    /// A duration, or the default.
+    pub fn duration(&self, key: &str) -> Result<Duration> {
+        let d = self.duration_opt(key)?;
+        self.required(key, d)
+    }
+
+    /// A percentage or a fraction, as a share from 0 to 1.
+    pub fn share(&self, key: &str) -> Result<f64> {
+        let x = self.typed(key, |c, v| match c {
+            Check::Percent => check::number(v, 100.0).map(|x| x / 100.0),
+            Check::Fraction => check::number(v, 1.0),
+            _ => Err("is not a share option".into()),
+        })?;
+        self.required(key, x)
+    }
+
+    /// A byte count.
+    pub fn size(&self, key: &str) -> Result<u64> {
+        let n = self.typed(key, |_, v| check::size(v))?;
+        self.required(key, n)
+    }
+
+    /// A charset.
+    pub fn charset(&self, key: &str) -> Result<&'static Encoding> {
+        let e = self.typed(key, |_, v| check::encoding(v))?;
+        self.required(key, e)
+    }
+
+    /// A repeatable option's items: every occurrence (lists split on white
+    /// space and commas), or the default's when none is given.
+    pub fn list(&self, key: &str) -> Vec<String> {
+        let o = self.opt(key);
+        let given = self.matches.opt_strs(key);
+        let src: Vec<&str> = if given.is_empty() {
+            vec![o.default]
+        } else {
+            given.iter().map(String::as_str).collect()
+        };
+        match o.kind {
+            Kind::Repeat => given,
+            _ => items(src),
+        }
+    }
+
+    fn each<T: PartialEq>(
+        &self,
+        key: &str,
+        f: impl Fn(&str) -> std::result::Result<T, String>,
+    ) -> Result<Vec<T>> {
+        let o = self.opt(key);
+        let mut out = Vec::new();
+        for v in self.list(key) {
+            let x = f(&v).map_err(|why| usage_error(o, why))?;
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Charsets, without repeats.
+    pub fn charsets(&self, key: &str) -> Result<Vec<&'static Encoding>> {
+        self.each(key, check::encoding)
+    }
+
+    /// Languages, without repeats.
+    pub fn langs(&self, key: &str) -> Result<Vec<lang::Language>> {
+        self.each(key, |v| lang::parse(v).map_err(|e| e.to_string()))
+    }
+
+    /// Languages whatlang can detect, without repeats.
+    pub fn detectable_langs(&self, key: &str) -> Result<Vec<whatlang::Lang>> {
+        self.each(key, |v| {
+            lang::parse_detectable(v).map_err(|e| e.to_string())
+        })
+    }
+
+    /// Host patterns, normalised.
+    pub fn hosts(&self, key: &str) -> Result<Vec<String>> {
+        self.each(key, admit::normalise_host)
+    }
+
+    /// URL schemes, lowercase.
+    pub fn schemes(&self, key: &str) -> Result<Vec<String>> {
+        self.each(key, check::scheme)
+    }
+
+    /// Record states, without repeats.
+    pub fn states(&self, key: &str) -> Result<Vec<State>> {
+        self.each(key, |v| v.parse::<State>())
+    }
+
+    /// Socket addresses (name servers).
+    pub fn addresses(&self, key: &str) -> Result<Vec<SocketAddr>> {
+        self.each(key, check::address)
+    }
+
+    /// A path that has a default.
+    pub fn required_path(&self, key: &str) -> Result<PathBuf> {
+        let p = self.path(key);
+        self.required(key, p)
+    }
+
+    /// The selector of nlpc-list, nlpc-up and nlpc-dump: `-s`, `--auth` and
+    /// at most one pattern operand.
+    pub fn selector(&self) -> Result<Selector> {
+        Ok(Selector {
+            states: self.states("s")?,
+            auth: self.hosts("auth")?,
+            pattern: self.free().first().cloned(),
+        })
+    }
+
+    /// The operands.
+    pub fn free(&self) -> &[String] {
+        &self.matches.free
+    }
+
+    /// The usage text.
+    pub fn usage(&self) -> &str {
+        &self.usage
+    }
+
+    /// Ends the program on an error from a config builder: a usage error
+    /// gets one line and the usage, anything else one line; exit 1.
+    pub fn fail(&self, e: Error) -> ! {
+        let name = self.program.name();
+        match e {
+            Error::Usage(msg) => Exit::Usage {
+                msg,
+                usage: self.usage.clone(),
+            }
+            .exit(name),
+            e => {
+                eprintln!("{name}: {e}");
+                std::process::exit(1)
+            }
+        }
+    }
+
+    /// Ends the program with a usage error.
+    pub fn usage_exit(&self, msg: impl std::fmt::Display) -> ! {
+        self.fail(Error::Usage(msg.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,661 @@
+//! Every option of the suite, once: its names, kind, default, check, help
+//! and the programs that take it. The daemons' getopts parsers and nlpcd's
+//! clap command are both built from this table, so nlpcd can never accept
+//! what a daemon refuses.
+
+use crate::run::options::check::Check;
+pub use crate::run::options::opt::{Kind, Operands, Opt, Program};
+
+const NLPCD: u16 = Program::Nlpcd.bit();
+const SCAN: u16 = Program::Scan.bit();
+const RESOLVE: u16 = Program::Resolve.bit();
+const FETCH: u16 = Program::Fetch.bit();
+const VRFY: u16 = Program::Vrfy.bit();
+const UP: u16 = Program::Up.bit();
+const LIST: u16 = Program::List.bit();
+const DUMP: u16 = Program::Dump.bit();
+const EVERY: u16 = NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP;
+const SELECTORS: u16 = UP | LIST | DUMP;
+
+/// Content types nlpc-fetch accepts by default.
+pub const DEFAULT_TYPES: &str =
+    "text/html application/xhtml+xml text/plain text/xml application/xml";
+
+const fn flag(long: &'static str, short: Option<char>, help: &'static str, programs: u16) -> Opt {
+    Opt {
+        long,
+        short,
+        kind: Kind::Flag,
+        metavar: "",
+        default: "",
+        check: Check::None,
+        help,
+        programs,
+        passed: true,
+    }
+}
+
+const fn value(
+    long: &'static str,
+    metavar: &'static str,
+    default: &'static str,
+    check: Check,
+    help: &'static str,
+    programs: u16,
+) -> Opt {
+    Opt {
+        long,
+        short: None,
+        kind: Kind::Value,
+        metavar,
+        default,
+        check,
+        help,
+        programs,
+        passed: true,
+    }
+}
+
+const fn list(
+    long: &'static str,
+    metavar: &'static str,
+    default: &'static str,
+    check: Check,
+    help: &'static str,
+    programs: u16,
+) -> Opt {
+    Opt {
+        kind: Kind::List,
+        ..value(long, metavar, default, check, help, programs)
+    }
+}
+
+const fn short(mut o: Opt, c: char) -> Opt {
+    o.short = Some(c);
+    o
+}
+
+/// Read by each program for itself; nlpcd does not hand it on.
+const fn own(mut o: Opt) -> Opt {
+    o.passed = false;
+    o
+}
+
+const fn int(min: u64, max: u64) -> Check {
+    Check::Int { min, max }
+}
+
+const DURATION: Check = Check::Duration { nonzero: false };
+const MAX: u64 = u32::MAX as u64;
+
+/// The table.
+pub static OPTIONS: &[Opt] = &[
+    // The common options.
+    Opt {
+        kind: Kind::Count,
+        ..flag("", Some('d'), "more debug output (repeatable)", EVERY)
+    },
+    own(flag("help", Some('h'), "print this help and exit", EVERY)),
+    own(flag("", Some('v'), "print the version and exit", EVERY)),
+    short(
+        value(
+            "",
+            "dbpath",
+            "/tmp/nlpcrawl/db",
+            Check::Path,
+            "database path",
+            EVERY,
+        ),
+        'p',
+    ),
+    short(
+        value(
+            "",
+            "cachepath",
+            "/tmp/nlpcrawl/cache",
+            Check::Path,
+            "file cache path",
+            EVERY,
+        ),
+        'f',
+    ),
+    short(
+        value(
+            "",
+            "archivepath",
+            "/tmp/nlpcrawl/data",
+            Check::Path,
+            "archive path",
+            EVERY,
+        ),
+        'a',
+    ),
+    short(
+        value(
+            "",
+            "reppath",
+            "/tmp/nlpcrawl/rep",
+            Check::Path,
+            "robots.txt cache path",
+            EVERY,
+        ),
+        'r',
+    ),
+    value(
+        "use-interval",
+        "time",
+        "120s",
+        DURATION,
+        "longest wait between looks for work when idle; nlpcd --once makes it 0.2s",
+        EVERY,
+    ),
+    own(flag("once", None, "drain the input once and exit", EVERY)),
+    // Only the writers that seed may create a database.
+    own(flag(
+        "create",
+        None,
+        "seeding: start a new database over an empty data.mdb or a lone lock.mdb",
+        NLPCD | SCAN,
+    )),
+    // nlpcd's own.
+    own(flag(
+        "",
+        Some('m'),
+        "show a monitor, refreshed every second",
+        NLPCD | FETCH,
+    )),
+    value(
+        "log",
+        "file",
+        "",
+        Check::Path,
+        "append the daemons' log lines to this file (with -m: DBPATH/nlpcd.log)",
+        NLPCD,
+    ),
+    Opt {
+        kind: Kind::Repeat,
+        ..value(
+            "with",
+            "daemon:arg",
+            "",
+            Check::DaemonArg,
+            "pass ARG to one daemon, as in nlpc-fetch:--fetch-max-size=1M (repeatable)",
+            NLPCD,
+        )
+    },
+    // Admission: nlpc-scan's links and seeds, nlpc-fetch's redirects.
+    list(
+        "filter-scheme",
+        "list",
+        "http https",
+        Check::Scheme,
+        "allowed URL schemes",
+        NLPCD | SCAN | FETCH,
+    ),
+    list(
+        "filter-auth",
+        "list",
+        "",
+        Check::Hosts,
+        "allowed hosts, with their subdomains (default any)",
+        NLPCD | SCAN | FETCH,
+    ),
+    value(
+        "max-url-length",
+        "n",
+        "1024",
+        int(1, MAX),
+        "longest URL accepted",
+        NLPCD | SCAN | FETCH,
+    ),
+    value(
+        "max-path-depth",
+        "n",
+        "16",
+        int(1, MAX),
+        "most path segments accepted",
+        NLPCD | SCAN | FETCH,
+    ),
+    value(
+        "max-repeat",
+        "n",
+        "3",
+        int(1, MAX),
+        "most times one path segment may recur",
+        NLPCD | SCAN | FETCH,
+    ),
+    flag(
+        "allow-private",
+        None,
+        "accept hosts on loopback, private, link-local and other non-public addresses",
+        NLPCD | SCAN | RESOLVE | FETCH,
+    ),
+    // nlpc-scan.
+    flag(
+        "filter-ascend",
+        None,
+        "also enqueue the parent directories of new links",
+        NLPCD | SCAN,
+    ),
+    flag(
+        "filter-ascend-scan",
+        None,
+        "enqueue the parent directories of scanned documents",
+        NLPCD | SCAN,
+    ),
+    // nlpc-resolve.
+    flag(
+        "",
+        Some('4'),
+        "ask for IPv4 addresses only",
+        NLPCD | RESOLVE,
+    ),
+    flag(
+        "",
+        Some('6'),
+        "ask for IPv6 addresses only",
+        NLPCD | RESOLVE,
+    ),
+    list(
+        "nameserver",
+        "addr[:port]",
+        "",
+        Check::Address,
+        "ask this name server (repeatable; default: those of /etc/resolv.conf)",
+        NLPCD | RESOLVE,
+    ),
+    value(
+        "hosts-file",
+        "path",
+        "/etc/hosts",
+        Check::Path,
+        "names answered without DNS",
+        RESOLVE,
+    ),
+    value(
+        "dns-burst",
+        "n",
+        "64",
+        int(1, MAX),
+        "queries to one server before it rests",
+        RESOLVE,
+    ),
+    value(
+        "dns-pause",
+        "time",
+        "5s",
+        DURATION,
+        "rest of a server after a burst",
+        RESOLVE,
+    ),
+    value(
+        "dns-concurrency",
+        "n",
+        "16",
+        int(1, 4096),
+        "queries in flight to one server",
+        RESOLVE,
+    ),
+    value(
+        "dns-cache-age",
+        "time",
+        "120s",
+        DURATION,
+        "longest an answer is used without asking again",
+        RESOLVE,
+    ),
+    value(
+        "dns-timeout",
+        "time",
+        "5s",
+        Check::Duration { nonzero: true },
+        "wait for one answer",
+        RESOLVE,
+    ),
+    value(
+        "dns-retries",
+        "n",
+        "2",
+        int(0, MAX),
+        "further tries after a timeout or server failure",
+        RESOLVE,
+    ),
+    // nlpc-fetch.
+    value(
+        "fetch-burst",
+        "n",
+        "2",
+        int(1, 1 << 16),
+        "pages per burst to one address",
+        NLPCD | FETCH,
+    ),
+    value(
+        "fetch-polite",
+        "time",
+        "10s",
+        DURATION,
+        "rest of an address between bursts",
+        NLPCD | FETCH,
+    ),
+    value(
+        "fetch-pipeline",
+        "n",
+        "6",
+        int(1, 1 << 16),
+        "requests in flight on one HTTP/2 connection",
+        NLPCD | FETCH,
+    ),
+    value(
+        "fetch-hosts",
+        "n",
+        "64",
+        int(1, 1 << 16),
+        "addresses served at once",
+        NLPCD | FETCH,
+    ),
+    value(
+        "fetch-max-size",
+        "bytes",
+        "4M",
+        Check::Size,
+        "largest body accepted",
+        FETCH,
+    ),
+    value(
+        "fetch-timeout",
+        "time",
+        "60s",
+        DURATION,
+        "longest transfer",
+        FETCH,
+    ),
+    value(
+        "fetch-connect-timeout",
+        "time",
+        "10s",
+        DURATION,
+        "longest connect",
+        FETCH,
+    ),
+    value(
+        "fetch-min-speed",
+        "bytes/s",
+        "100",
+        int(0, MAX),
+        "slowest transfer rate accepted",
+        FETCH,
+    ),
+    value(
+        "fetch-slow-time",
+        "time",
+        "30s",
+        DURATION,
+        "how long a transfer may stay under --fetch-min-speed",
+        FETCH,
+    ),
+    value(
+        "fetch-redirects",
+        "n",
+        "5",
+        int(0, 255),
+        "redirects followed from a first URL",
+        FETCH,
+    ),
+    value(
+        "fetch-cafile",
+        "file",
+        "",
+        Check::Path,
+        "trust the certificates in this file instead of the system's",
+        FETCH,
+    ),
+    value(
+        "robots-ttl",
+        "time",
+        "24h",
+        DURATION,
+        "longest a robots.txt is trusted",
+        FETCH,
+    ),
+    list(
+        "filter-type",
+        "list",
+        DEFAULT_TYPES,
+        Check::Text,
+        "accepted content types",
+        NLPCD | FETCH,
+    ),
+    list(
+        "filter-charset",
+        "list",
+        "",
+        Check::Charset,
+        "accepted charsets, by any WHATWG label (default any)",
+        NLPCD | FETCH | VRFY,
+    ),
+    list(
+        "filter-lang",
+        "list",
+        "",
+        Check::Lang,
+        "accepted languages, by ISO 639 code or English name (default any)",
+        NLPCD | FETCH | VRFY,
+    ),
+    value(
+        "from",
+        "address",
+        "",
+        Check::Text,
+        "the From header: who to contact about the crawl",
+        NLPCD | FETCH,
+    ),
+    value(
+        "bot-url",
+        "url",
+        "",
+        Check::Text,
+        "a URL about the crawl, put in the User-Agent",
+        NLPCD | FETCH,
+    ),
+    // nlpc-vrfy.
+    value(
+        "filter-dict",
+        "file",
+        "",
+        Check::Path,
+        "dictionary: UTF-8, one lowercase word a line",
+        NLPCD | VRFY,
+    ),
+    value(
+        "filter-dict-pct",
+        "percent",
+        "10",
+        Check::Percent,
+        "least percentage of words found in the dictionary",
+        NLPCD | VRFY,
+    ),
+    value(
+        "use-charset",
+        "label",
+        "iso-8859-1",
+        Check::Charset,
+        "charset of HTML and text that name none",
+        NLPCD | VRFY,
+    ),
+    value(
+        "max-replaced",
+        "percent",
+        "1",
+        Check::Percent,
+        "most percent of the text's characters that may be undecodable",
+        VRFY,
+    ),
+    value(
+        "lang-min-conf",
+        "x",
+        "0.5",
+        Check::Fraction,
+        "least language detection confidence, 0 to 1",
+        VRFY,
+    ),
+    value(
+        "lang-min-text",
+        "n",
+        "200",
+        int(0, MAX),
+        "fewest characters of text to judge the language of",
+        VRFY,
+    ),
+    value(
+        "lang-max-text",
+        "n",
+        "1024",
+        int(0, MAX),
+        "bytes of text sampled for language detection, 0 for all",
+        VRFY,
+    ),
+    // The selectors of nlpc-up, nlpc-list and nlpc-dump.
+    short(
+        list(
+            "",
+            "state",
+            "",
+            Check::State,
+            "records in this state (repeatable)",
+            SELECTORS,
+        ),
+        's',
+    ),
+    list(
+        "auth",
+        "host",
+        "",
+        Check::Hosts,
+        "records of this host and its subdomains",
+        SELECTORS,
+    ),
+    // nlpc-up.
+    value(
+        "ttexp",
+        "time",
+        "10d",
+        DURATION,
+        "re-fetch SCANNED pages this long after their fetch",
+        UP,
+    ),
+    value(
+        "ttmin",
+        "time",
+        "1d",
+        DURATION,
+        "but never sooner, whatever the server says",
+        UP,
+    ),
+    value(
+        "ttrev",
+        "time",
+        "5d",
+        DURATION,
+        "revive UNREACH records this long after they failed",
+        UP,
+    ),
+    value(
+        "rtdead",
+        "n",
+        "5",
+        int(0, u16::MAX as u64),
+        "failed revivals in a row that make a record DEAD",
+        UP,
+    ),
+    value(
+        "ttdel",
+        "time",
+        "5d",
+        DURATION,
+        "prune DEAD records this long after they died",
+        UP,
+    ),
+    value(
+        "ttrej",
+        "time",
+        "",
+        DURATION,
+        "re-fetch REJECTED, EXCLUDED and REDIRECT records this long after (default: --ttexp)",
+        UP,
+    ),
+    flag("force-exp", None, "expire the selected records now", UP),
+    flag("force-rev", None, "revive the selected records now", UP),
+    flag(
+        "force-dead",
+        None,
+        "declare the selected records DEAD now",
+        UP,
+    ),
+    flag("force-del", None, "prune the selected DEAD records now", UP),
+    // nlpc-list.
+    flag("", Some('c'), "print the number of records per state", LIST),
+    flag("json", None, "print JSON lines", LIST),
+    value(
+        "history",
+        "url",
+        "",
+        Check::Text,
+        "print the stored and archived versions of this URL",
+        LIST,
+    ),
+    flag(
+        "check",
+        None,
+        "check every page, record and index entry; print the problems",
+        LIST,
+    ),
+    value(
+        "backup",
+        "dir",
+        "",
+        Check::Path,
+        "copy the database, compacted, to dir/data.mdb while it runs",
+        LIST,
+    ),
+    // nlpc-dump.
+    value(
+        "warc",
+        "file",
+        "",
+        Check::Path,
+        "write a WARC 1.1 file here (- for standard output)",
+        DUMP,
+    ),
+    value(
+        "text",
+        "dir",
+        "",
+        Check::Path,
+        "write UTF-8 text files and index.tsv under this directory",
+        DUMP,
+    ),
+    list(
+        "lang",
+        "list",
+        "",
+        Check::Lang,
+        "only pages in these languages, by ISO 639 code or English name (default any)",
+        DUMP,
+    ),
+    flag(
+        "archived",
+        None,
+        "earlier versions too, from the archive",
+        DUMP,
+    ),
+];
+
+/// The option a parser knows by `key` (long name, or short letter).
+pub fn find(key: &str) -> Option<&'static Opt> {
+    OPTIONS.iter().find(|o| o.key() == key)
+}
+
+/// The options `p` takes.
+pub fn of(p: Program) -> impl Iterator<Item = &'static Opt> {
+    OPTIONS.iter().filter(move |o| o.takes(p))
+}

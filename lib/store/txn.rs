@@ -1,0 +1,573 @@
+//! Transactions on the store: a read-only snapshot ([`Read`]) and the one
+//! write transaction ([`Write`]), with the lookups, walks and counters they
+//! share. Like `db`, it calls LMDB directly.
+
+use lmdb::{Cursor, Transaction};
+
+use super::db::*;
+use crate::error::{Error, Result};
+use crate::store::record::{Lease, Record, State};
+
+pub(super) fn index_byte(state: State, leased: bool) -> u8 {
+    state as u8 | if leased { LEASED } else { 0 }
+}
+
+pub(super) fn index_key(byte: u8, key: &Key) -> [u8; 1 + KEY_LEN] {
+    let mut k = [0; 1 + KEY_LEN];
+    k[0] = byte;
+    k[1..].copy_from_slice(&key.0);
+    k
+}
+
+pub(super) fn record_index_byte(r: &Record) -> u8 {
+    index_byte(r.state, r.lease.is_some())
+}
+
+/// A key candidate: the URL's hash plus a collision ordinal.
+pub(super) fn candidate(hash: &[u8; 16], ordinal: u8) -> Key {
+    let mut k = [0; KEY_LEN];
+    k[..16].copy_from_slice(hash);
+    k[16] = ordinal;
+    Key(k)
+}
+
+/// Whether a URL is stored, and under which key.
+pub(super) enum Slot {
+    Found(Key),
+    Free,
+}
+
+// Lookups shared by read and write transactions; generic over the binding's
+// transaction type so both wrappers use one body.
+pub(super) fn get_record<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    key: &Key,
+) -> Result<Option<Record>> {
+    match txn.get(store.records, &key.0) {
+        Ok(v) => Record::decode(v)
+            .map(Some)
+            .map_err(|why| store.corrupt(&key.0, why)),
+        Err(lmdb::Error::NotFound) => Ok(None),
+        Err(e) => Err(store.err("cannot read record", e)),
+    }
+}
+
+pub(super) fn locate<T: Transaction>(store: &Store, txn: &T, url: &str) -> Result<Slot> {
+    let hash = store.hash(url);
+    for ordinal in 0..=u8::MAX {
+        let key = candidate(&hash, ordinal);
+        match txn.get(store.records, &key.0) {
+            Ok(v) => {
+                let stored = Record::decode_url(v).map_err(|why| store.corrupt(&key.0, why))?;
+                if stored == url {
+                    return Ok(Slot::Found(key));
+                }
+            }
+            Err(lmdb::Error::NotFound) => return Ok(Slot::Free),
+            Err(e) => return Err(store.err("cannot read record", e)),
+        }
+    }
+    Err(Error::Input(format!(
+        "{url}: more than 256 URLs share its hash; refusing to store it"
+    )))
+}
+
+pub(super) fn count<T: Transaction>(store: &Store, txn: &T, byte: u8) -> Result<u64> {
+    match txn.get(store.counters, &[byte]) {
+        Ok(v) => <[u8; 8]>::try_from(v)
+            .map(u64::from_le_bytes)
+            .map_err(|_| store.corrupt(&[byte], "bad counter")),
+        Err(lmdb::Error::NotFound) => Ok(0),
+        Err(e) => Err(store.err("cannot read counter", e)),
+    }
+}
+
+/// Walks the keys under one index byte, from `from` on, until `f` says stop.
+pub(super) fn walk_index<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    byte: u8,
+    from: Option<&Key>,
+    mut f: impl FnMut(Key) -> Result<bool>,
+) -> Result<()> {
+    let start = match from {
+        Some(k) => index_key(byte, k).to_vec(),
+        None => vec![byte],
+    };
+    let mut cur = txn
+        .open_ro_cursor(store.index)
+        .map_err(|e| store.err("cannot open cursor", e))?;
+    for item in cur.iter_from(&start) {
+        let (k, _) = item.map_err(|e| store.err("cannot walk index", e))?;
+        if k.first() != Some(&byte) {
+            break;
+        }
+        let key = Key::from_slice(&k[1..]).ok_or_else(|| store.corrupt(k, "bad index key"))?;
+        if !f(key)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn walk_records<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    mut f: impl FnMut(Key, Record) -> Result<bool>,
+) -> Result<()> {
+    let mut cur = txn
+        .open_ro_cursor(store.records)
+        .map_err(|e| store.err("cannot open cursor", e))?;
+    for item in cur.iter_start() {
+        let (k, v) = item.map_err(|e| store.err("cannot walk records", e))?;
+        let key = Key::from_slice(k).ok_or_else(|| store.corrupt(k, "bad record key"))?;
+        let rec = Record::decode(v).map_err(|why| store.corrupt(k, why))?;
+        if !f(key, rec)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn table_get<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    t: Table,
+    key: &[u8],
+) -> Result<Option<Vec<u8>>> {
+    match txn.get(store.table(t), &key) {
+        Ok(v) => Ok(Some(v.to_vec())),
+        Err(lmdb::Error::NotFound) => Ok(None),
+        Err(e) => Err(store.err("cannot read table", e)),
+    }
+}
+
+pub(super) fn table_walk<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    t: Table,
+    prefix: &[u8],
+    mut f: impl FnMut(&[u8], &[u8]) -> Result<bool>,
+) -> Result<()> {
+    let mut cur = txn
+        .open_ro_cursor(store.table(t))
+        .map_err(|e| store.err("cannot open cursor", e))?;
+    let iter = if prefix.is_empty() {
+        cur.iter_start()
+    } else {
+        cur.iter_from(prefix)
+    };
+    for item in iter {
+        let (k, v) = item.map_err(|e| store.err("cannot walk table", e))?;
+        if !k.starts_with(prefix) || !f(k, v)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The read operations, shared by [`Read`] and [`Write`].
+macro_rules! view_methods {
+    () => {
+        /// The record under `key`.
+        pub fn get(&self, key: &Key) -> Result<Option<Record>> {
+            get_record(self.store, &self.txn, key)
+        }
+
+        /// Looks at the encoded record under `key` without decoding it all
+        /// (see [`Record::decode_addr`]); None when there is none.
+        pub fn peek<T>(&self, key: &Key, f: impl FnOnce(&[u8]) -> T) -> Result<Option<T>> {
+            match self.txn.get(self.store.records, &key.0) {
+                Ok(v) => Ok(Some(f(v))),
+                Err(lmdb::Error::NotFound) => Ok(None),
+                Err(e) => Err(self.store.err("cannot read record", e)),
+            }
+        }
+
+        /// The key and record of a normalised URL, if known.
+        pub fn lookup(&self, url: &str) -> Result<Option<(Key, Record)>> {
+            match locate(self.store, &self.txn, url)? {
+                Slot::Found(k) => Ok(self.get(&k)?.map(|r| (k, r))),
+                Slot::Free => Ok(None),
+            }
+        }
+
+        /// Records in `state` (unleased, or leased if `leased`), in key order.
+        pub fn count(&self, state: State, leased: bool) -> Result<u64> {
+            count(self.store, &self.txn, index_byte(state, leased))
+        }
+
+        /// Walks the keys of records in `state`, in key order, from `from`.
+        /// `f` returns false to stop.
+        pub fn walk_keys(
+            &self,
+            state: State,
+            leased: bool,
+            from: Option<&Key>,
+            f: impl FnMut(Key) -> Result<bool>,
+        ) -> Result<()> {
+            walk_index(self.store, &self.txn, index_byte(state, leased), from, f)
+        }
+
+        /// Walks the records in `state` (leased or not), in key order.
+        pub fn walk_state(
+            &self,
+            state: State,
+            leased: bool,
+            mut f: impl FnMut(Key, Record) -> Result<bool>,
+        ) -> Result<()> {
+            walk_index(
+                self.store,
+                &self.txn,
+                index_byte(state, leased),
+                None,
+                |k| match get_record(self.store, &self.txn, &k)? {
+                    Some(r) => f(k, r),
+                    None => Err(self.store.corrupt(&k.0, "index names a missing record")),
+                },
+            )
+        }
+
+        /// Walks every record in key order.
+        pub fn walk_all(&self, f: impl FnMut(Key, Record) -> Result<bool>) -> Result<()> {
+            walk_records(self.store, &self.txn, f)
+        }
+
+        /// A value from one of the free-form tables.
+        pub fn table_get(&self, t: Table, key: &[u8]) -> Result<Option<Vec<u8>>> {
+            table_get(self.store, &self.txn, t, key)
+        }
+
+        /// Walks a free-form table's entries whose keys start with `prefix`.
+        pub fn table_walk(
+            &self,
+            t: Table,
+            prefix: &[u8],
+            f: impl FnMut(&[u8], &[u8]) -> Result<bool>,
+        ) -> Result<()> {
+            table_walk(self.store, &self.txn, t, prefix, f)
+        }
+
+        /// Checks that every record is in exactly the index its state says
+        /// and that the counters match; returns the problems found.
+        pub fn check(&self) -> Result<Vec<String>> {
+            let mut problems = Vec::new();
+            let mut by_byte = [0u64; 256];
+            walk_records(self.store, &self.txn, |k, r| {
+                let b = record_index_byte(&r);
+                by_byte[b as usize] += 1;
+                match self.txn.get(self.store.index, &index_key(b, &k)) {
+                    Ok(_) => {}
+                    Err(lmdb::Error::NotFound) => {
+                        problems.push(format!("{}: not in the {} index", r.url, r.state))
+                    }
+                    Err(e) => return Err(self.store.err("cannot read index", e)),
+                }
+                Ok(true)
+            })?;
+            let mut indexed = [0u64; 256];
+            let mut cur = self
+                .txn
+                .open_ro_cursor(self.store.index)
+                .map_err(|e| self.store.err("cannot open cursor", e))?;
+            for item in cur.iter_start() {
+                let (k, _) = item.map_err(|e| self.store.err("cannot walk index", e))?;
+                indexed[k[0] as usize] += 1;
+            }
+            for b in 0..256usize {
+                let counted = count(self.store, &self.txn, b as u8)?;
+                if indexed[b] != by_byte[b] || counted != by_byte[b] {
+                    problems.push(format!(
+                        "index byte {b:#04x}: {} records, {} index entries, counter {}",
+                        by_byte[b], indexed[b], counted
+                    ));
+                }
+            }
+            Ok(problems)
+        }
+    };
+}
+
+/// A read-only snapshot of the store.
+pub struct Read<'s> {
+    pub(super) store: &'s Store,
+    pub(super) txn: lmdb::RoTransaction<'s>,
+}
+
+impl<'s> Read<'s> {
+    view_methods!();
+}
+
+/// The one write transaction. Dropping it without [`Write::commit`] aborts
+/// every change it made.
+pub struct Write<'s> {
+    pub(super) store: &'s Store,
+    pub(super) txn: lmdb::RwTransaction<'s>,
+    /// Counter changes, applied at commit so a batch costs one put per state.
+    pub(super) deltas: Vec<(u8, i64)>,
+}
+
+impl<'s> Write<'s> {
+    view_methods!();
+
+    /// Commits every change, counters included.
+    pub fn commit(mut self) -> Result<()> {
+        let deltas = std::mem::take(&mut self.deltas);
+        for (byte, delta) in deltas {
+            if delta == 0 {
+                continue;
+            }
+            let now = count(self.store, &self.txn, byte)? as i64 + delta;
+            let v = (now.max(0) as u64).to_le_bytes();
+            self.txn
+                .put(self.store.counters, &[byte], &v, lmdb::WriteFlags::empty())
+                .map_err(|e| self.store.err("cannot write counter", e))?;
+        }
+        let store = self.store;
+        self.txn
+            .commit()
+            .map_err(|e| store.err("cannot commit transaction", e))
+    }
+
+    fn delta(&mut self, byte: u8, d: i64) {
+        match self.deltas.iter_mut().find(|(b, _)| *b == byte) {
+            Some((_, v)) => *v += d,
+            None => self.deltas.push((byte, d)),
+        }
+    }
+
+    fn index_put(&mut self, byte: u8, key: &Key) -> Result<()> {
+        self.txn
+            .put(
+                self.store.index,
+                &index_key(byte, key),
+                &[],
+                lmdb::WriteFlags::empty(),
+            )
+            .map_err(|e| self.store.err("cannot write index", e))?;
+        self.delta(byte, 1);
+        Ok(())
+    }
+
+    fn index_del(&mut self, byte: u8, key: &Key) -> Result<()> {
+        match self.txn.del(self.store.index, &index_key(byte, key), None) {
+            Ok(()) => {
+                self.delta(byte, -1);
+                Ok(())
+            }
+            Err(lmdb::Error::NotFound) => {
+                Err(self.store.corrupt(&key.0, "record missing from its index"))
+            }
+            Err(e) => Err(self.store.err("cannot write index", e)),
+        }
+    }
+
+    fn record_put(&mut self, key: &Key, rec: &Record) -> Result<()> {
+        self.txn
+            .put(
+                self.store.records,
+                &key.0,
+                &rec.encode(),
+                lmdb::WriteFlags::empty(),
+            )
+            .map_err(|e| self.store.err("cannot write record", e))
+    }
+
+    /// Inserts a record for a URL not yet known. A known URL, in whatever
+    /// state, is left as it is.
+    pub fn insert(&mut self, rec: &Record) -> Result<Inserted> {
+        let hash = self.store.hash(&rec.url);
+        let enc = rec.encode();
+        for ordinal in 0..=u8::MAX {
+            let key = candidate(&hash, ordinal);
+            // One B-tree search: a put that refuses to overwrite hands back
+            // the record already there, if any.
+            match self.put_new(&key, &enc)? {
+                None => {
+                    self.index_put(record_index_byte(rec), &key)?;
+                    return Ok(Inserted::New(key));
+                }
+                Some((url_matches, state)) if url_matches => {
+                    return Ok(Inserted::Known(key, state));
+                }
+                Some(_) => continue,
+            }
+        }
+        Err(Error::Input(format!(
+            "{}: more than 256 URLs share its hash; refusing to store it",
+            rec.url
+        )))
+    }
+
+    /// Writes `enc` under `key` unless the key exists; then returns whether
+    /// the existing record holds the same URL, and its state.
+    fn put_new(&mut self, key: &Key, enc: &[u8]) -> Result<Option<(bool, State)>> {
+        let mut k = lmdb_sys::MDB_val {
+            mv_size: key.0.len(),
+            mv_data: key.0.as_ptr() as *mut libc::c_void,
+        };
+        let mut v = lmdb_sys::MDB_val {
+            mv_size: enc.len(),
+            mv_data: enc.as_ptr() as *mut libc::c_void,
+        };
+        // SAFETY: the transaction and database are open; k and v point to
+        // live buffers; on MDB_KEYEXIST LMDB points v at the existing data,
+        // which stays valid until the next write, and is read before one.
+        let rc = unsafe {
+            lmdb_sys::mdb_put(
+                self.txn.txn(),
+                self.store.records.dbi(),
+                &mut k,
+                &mut v,
+                lmdb_sys::MDB_NOOVERWRITE,
+            )
+        };
+        match rc {
+            0 => Ok(None),
+            lmdb_sys::MDB_KEYEXIST => {
+                // SAFETY: see above.
+                let existing =
+                    unsafe { std::slice::from_raw_parts(v.mv_data as *const u8, v.mv_size) };
+                let url =
+                    Record::decode_url(existing).map_err(|why| self.store.corrupt(&key.0, why))?;
+                let state = existing
+                    .get(1)
+                    .copied()
+                    .and_then(State::from_u8)
+                    .ok_or_else(|| self.store.corrupt(&key.0, "unknown state"))?;
+                let new_url = Record::decode_url(enc).unwrap_or("");
+                Ok(Some((url == new_url, state)))
+            }
+            e => Err(self
+                .store
+                .err("cannot write record", lmdb::Error::from_err_code(e))),
+        }
+    }
+
+    /// Inserts many records, as [`Write::insert`] does each, in key order:
+    /// neighbouring keys share B-tree pages, so a sorted batch dirties each
+    /// page once. Results come back in the order of `recs`.
+    pub fn insert_batch(&mut self, recs: &[Record]) -> Result<Vec<Inserted>> {
+        let mut order: Vec<(usize, [u8; 16])> = recs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, self.store.hash(&r.url)))
+            .collect();
+        order.sort_unstable_by_key(|a| a.1);
+        let mut out = vec![None; recs.len()];
+        for (i, _) in order {
+            out[i] = Some(self.insert(&recs[i])?);
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
+
+    /// Stores `rec` under `key`, moving it between indexes as its state and
+    /// lease say. The record must exist.
+    pub fn update(&mut self, key: &Key, rec: &Record) -> Result<()> {
+        let old = self
+            .get(key)?
+            .ok_or_else(|| self.store.corrupt(&key.0, "update of a missing record"))?;
+        let (from, to) = (record_index_byte(&old), record_index_byte(rec));
+        if from != to {
+            self.index_del(from, key)?;
+            self.index_put(to, key)?;
+        }
+        self.record_put(key, rec)
+    }
+
+    /// Takes up to `n` unleased records in `state`, in key order, and leases
+    /// them to `lease`. They stay in `state`, invisible to other daemons,
+    /// until [`Write::finish`] or a reclaim.
+    pub fn lease(&mut self, state: State, n: usize, lease: Lease) -> Result<Vec<(Key, Record)>> {
+        let mut keys = Vec::with_capacity(n);
+        walk_index(self.store, &self.txn, index_byte(state, false), None, |k| {
+            keys.push(k);
+            Ok(keys.len() < n)
+        })?;
+        let mut out = Vec::with_capacity(keys.len());
+        for key in keys {
+            let mut rec = self
+                .get(&key)?
+                .ok_or_else(|| self.store.corrupt(&key.0, "index names a missing record"))?;
+            rec.lease = Some(lease);
+            self.index_del(index_byte(state, false), &key)?;
+            self.index_put(index_byte(state, true), &key)?;
+            self.record_put(&key, &rec)?;
+            out.push((key, rec));
+        }
+        Ok(out)
+    }
+
+    /// Leases the record under `key` if it is in `state` and unleased;
+    /// returns it, or None when it has moved on or is taken.
+    pub fn lease_key(&mut self, key: &Key, state: State, lease: Lease) -> Result<Option<Record>> {
+        let Some(mut rec) = self.get(key)? else {
+            return Ok(None);
+        };
+        if rec.state != state || rec.lease.is_some() {
+            return Ok(None);
+        }
+        rec.lease = Some(lease);
+        self.index_del(index_byte(state, false), key)?;
+        self.index_put(index_byte(state, true), key)?;
+        self.record_put(key, &rec)?;
+        Ok(Some(rec))
+    }
+
+    /// Ends `lease` on the record under `key`, storing `rec` (its new state
+    /// and fields). Returns false and changes nothing when the lease is no
+    /// longer the caller's (it was reclaimed), so no work is applied twice.
+    pub fn finish(&mut self, key: &Key, rec: &Record, lease: Lease) -> Result<bool> {
+        match self.get(key)? {
+            Some(cur) if cur.lease == Some(lease) => {
+                let mut rec = rec.clone();
+                rec.lease = None;
+                self.update(key, &rec)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Returns every lease whose owner `alive` says is gone to the record's
+    /// input state. Returns how many were reclaimed.
+    pub fn reclaim(&mut self, alive: impl Fn(Lease) -> bool) -> Result<usize> {
+        let mut dead = Vec::new();
+        for state in State::ALL {
+            walk_index(self.store, &self.txn, index_byte(state, true), None, |k| {
+                dead.push(k);
+                Ok(true)
+            })?;
+        }
+        let mut n = 0;
+        for key in dead {
+            let Some(mut rec) = self.get(&key)? else {
+                return Err(self.store.corrupt(&key.0, "index names a missing record"));
+            };
+            match rec.lease {
+                Some(l) if alive(l) => continue,
+                _ => {}
+            }
+            rec.lease = None;
+            self.update(&key, &rec)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Stores a value in one of the free-form tables.
+    pub fn table_put(&mut self, t: Table, key: &[u8], val: &[u8]) -> Result<()> {
+        self.txn
+            .put(self.store.table(t), &key, &val, lmdb::WriteFlags::empty())
+            .map_err(|e| self.store.err("cannot write table", e))
+    }
+
+    /// Removes a value from one of the free-form tables; absent is fine.
+    pub fn table_del(&mut self, t: Table, key: &[u8]) -> Result<()> {
+        match self.txn.del(self.store.table(t), &key, None) {
+            Ok(()) | Err(lmdb::Error::NotFound) => Ok(()),
+            Err(e) => Err(self.store.err("cannot write table", e)),
+        }
+    }
+}
