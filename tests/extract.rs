@@ -182,6 +182,16 @@ fn broken_markup() {
     let m = main_text(&deep, Kind::Html);
     assert_eq!(m.blocks.len(), 2, "{m:?}");
 
+    // A great many short blocks: neighbours are found in one pass each
+    // way (searching from each block would take hours here).
+    let many = format!(
+        "{}<p>{P1}</p>{}",
+        "<p>x</p>".repeat(200_000),
+        "<p>y</p>".repeat(200_000)
+    );
+    let m = main_text(&many, Kind::Html);
+    assert_eq!(m.blocks, vec![block(BlockKind::Paragraph, P1)]);
+
     // Whatever the bytes, no panic, and every block holds text.
     let mut x: u32 = 7;
     let pieces = [

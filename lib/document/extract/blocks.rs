@@ -200,7 +200,16 @@ fn boiler_word(w: &[u8]) -> bool {
 /// The flag a class or id value earns: BOILER, NAMED or none.
 fn names_boiler(value: &[u8]) -> u16 {
     let mut f = 0;
-    for w in value.split(|b| !b.is_ascii_alphanumeric()) {
+    // Blogs class a post by its tags and categories ("tag-share",
+    // "category-social"): the post's subject, not its region.
+    let named = value
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|c| {
+            let c = c.to_ascii_lowercase();
+            !(c.starts_with(b"tag-") || c.starts_with(b"category-") || c.starts_with(b"cat-"))
+        })
+        .flat_map(|c| c.split(|b| !b.is_ascii_alphanumeric()));
+    for w in named {
         if w.len() < 2 || w.len() > 13 {
             continue;
         }
