@@ -339,13 +339,23 @@ fn good_follows(js: &[Judged], i: usize) -> bool {
 /// The list whose stop words the page's text holds most of, when they are
 /// at least [`LANG_MIN_PERCENT`] of its words; None when no list fits (a
 /// Spanish page holds some Hungarian "a" and "el", but far fewer than a
-/// Hungarian page does).
+/// Hungarian page does). Text in boilerplate regions and link lists is
+/// not asked, where there is other text: a Latvian article in an English
+/// cookie banner and footer is Latvian.
 fn language(js: &[Judged]) -> Option<usize> {
-    let total: usize = js.iter().map(|j| j.words).sum();
+    let plain = |j: &&Judged| {
+        j.raw.flags & flag::BOILER == 0 && j.raw.link_chars as f64 <= j.raw.chars as f64 * MAX_LINK
+    };
+    let asked: Vec<&Judged> = if js.iter().any(|j| plain(&j) && j.words > 0) {
+        js.iter().filter(plain).collect()
+    } else {
+        js.iter().collect()
+    };
+    let total: usize = asked.iter().map(|j| j.words).sum();
     let mut best = None;
     let mut most = 0usize;
     for l in 0..stop::LANGS.len() {
-        let n: usize = js.iter().map(|j| usize::from(j.stops[l])).sum();
+        let n: usize = asked.iter().map(|j| usize::from(j.stops[l])).sum();
         if n > most {
             most = n;
             best = Some(l);
