@@ -133,8 +133,20 @@ pub fn charset(data: &[u8]) {
     let (i, body) = pick(data, KINDS.len() * LABELS.len());
     let kind = KINDS[i % KINDS.len()];
     let label = LABELS[i / KINDS.len()];
-    let default = charset::resolve("windows-1252").unwrap();
-    let d = charset::detect(body, label, kind, default);
+    // Both ways a page without a declaration is decided: the user's
+    // charset, or the detector with a top-level domain's hint.
+    let hints = if i % 2 == 0 {
+        charset::Hints {
+            user: charset::resolve("windows-1252"),
+            tld: None,
+        }
+    } else {
+        charset::Hints {
+            user: None,
+            tld: Some("lv"),
+        }
+    };
+    let d = charset::detect(body, label, kind, &hints);
     assert!(d.bom_len <= body.len(), "byte order mark past the end");
     let text = charset::decode(body, &d);
     let q = charset::Quality::of(&text);

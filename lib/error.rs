@@ -74,6 +74,36 @@ impl Error {
     }
 }
 
+impl Error {
+    /// True when the error concerns one record and not the daemon's
+    /// environment: a corrupt record, bad input, a file of that record
+    /// that cannot be read. A daemon sets such a record aside and goes on.
+    /// A full disk, a database failure, a read-only file system or running
+    /// out of descriptors or memory would fail every record alike: those
+    /// stop the daemon.
+    pub fn concerns_one_record(&self) -> bool {
+        match self {
+            Error::Corrupt { .. } | Error::Input(_) => true,
+            Error::Io { source, .. } => !matches!(
+                source.raw_os_error(),
+                Some(
+                    libc::ENOSPC
+                        | libc::EDQUOT
+                        | libc::EROFS
+                        | libc::EMFILE
+                        | libc::ENFILE
+                        | libc::ENOMEM
+                )
+            ),
+            Error::Db { .. }
+            | Error::Damaged { .. }
+            | Error::Version { .. }
+            | Error::NoDatabase(_)
+            | Error::Usage(_) => false,
+        }
+    }
+}
+
 /// A database failure, described without naming the binding that reported
 /// it, so only `store` ever sees LMDB's own types.
 #[derive(Debug)]

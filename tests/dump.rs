@@ -392,8 +392,15 @@ fn text_files_in_utf8_with_an_index() {
     let idx = index(&dir);
     assert_eq!(idx.len(), 6, "{idx:?}");
     for l in &idx {
-        assert_eq!(l.len(), 7, "{l:?}");
+        // Seven fields, then the language confidence and how the charset
+        // was decided (unknown for records planted unverified).
+        assert_eq!(l.len(), 9, "{l:?}");
         assert!(dir.join(&l[0]).is_file(), "{}", l[0]);
+        assert!(
+            l[7].parse::<f64>().is_ok_and(|x| (0.0..=1.0).contains(&x)),
+            "{l:?}"
+        );
+        assert_eq!(l[8], "-", "{l:?}");
     }
     let line = |url: &str, kind: &str| -> Vec<Vec<String>> {
         idx.iter()

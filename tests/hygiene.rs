@@ -348,7 +348,7 @@ fn a_planted_url_with_raw_controls_is_escaped_by_list_and_dump() {
     no_controls("index.tsv", &idx, true);
     let idx = String::from_utf8(idx).unwrap();
     let fields: Vec<&str> = idx.trim_end_matches('\n').split('\t').collect();
-    assert_eq!(fields.len(), 7, "{idx}");
+    assert_eq!(fields.len(), 9, "{idx}");
     assert_eq!(fields[1], escaped);
     assert_eq!(fields[3], "lv\\x1b]0;owned\\x07");
 }

@@ -206,7 +206,7 @@ fn stale_fields_of_a_refetched_record_are_replaced() {
 #[test]
 fn the_use_charset_default_applies_only_without_a_declaration() {
     let cfg = Config {
-        default_charset: charset::resolve("windows-1257").unwrap(),
+        use_charset: charset::resolve("windows-1257"),
         ..strict()
     };
     for (file, ok) in [

@@ -1,18 +1,33 @@
 //! Which charset a fetched document is in, decoding it, and telling whether
 //! the result is text at all.
 //!
-//! The charset is found as the WHATWG encoding sniffing algorithm finds it,
-//! in this order: a byte order mark; the charset the server sent, recorded
-//! at fetch time; then, for HTML, the `<meta>` prescan of the first 1024
-//! bytes and the XML declaration; for XML, the declaration first. When
-//! nothing names a charset, HTML and plain text fall back to the configured
-//! default (ISO-8859-1, which WHATWG reads as windows-1252), and XML to
-//! UTF-8, as the XML specification says. Every label goes through WHATWG
-//! label resolution, so "latin1", "iso-8859-1" and "windows-1252" are one
-//! charset.
+//! The charset is found as the HTML standard's encoding sniffing algorithm
+//! finds it, in this order:
+//!
+//! 1. a byte order mark;
+//! 2. the charset the server sent, recorded at fetch time;
+//! 3. for HTML, the `<meta>` prescan of the first 1024 bytes, then the XML
+//!    declaration; for XML, the declaration first;
+//!
+//! and, when none of these names a charset (the encoding is then only
+//! tentative, as the standard says):
+//!
+//! 4. a body that is valid UTF-8 and not all ASCII is UTF-8: no legacy
+//!    text is valid UTF-8 by chance, so this guess is taken as certain;
+//! 5. for HTML, a `<meta>` past the first 1024 bytes, as the parser's
+//!    "change the encoding" step would find it;
+//! 6. `--use-charset`, the user's choice for pages that name none;
+//! 7. chardetng's guess, with the host's top-level domain as its hint (so
+//!    a `.lv` page leans to the Baltic charsets); for a body that is all
+//!    ASCII this is the domain's usual legacy charset, a fallback.
+//!
+//! XML that names nothing is UTF-8, as the XML specification says. Every
+//! label goes through WHATWG label resolution, so "latin1", "iso-8859-1"
+//! and "windows-1252" are one charset.
 
 use std::borrow::Cow;
 
+use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252, X_USER_DEFINED};
 
 /// How many leading bytes the `<meta>` prescan and the XML declaration
@@ -49,28 +64,107 @@ impl Kind {
     }
 }
 
-/// Where the charset came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the charset was decided. The numbers are stored in records; never
+/// renumber.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum Source {
-    Bom,
-    Http,
-    XmlDeclaration,
-    Meta,
-    Default,
+    /// A byte order mark.
+    Bom = 1,
+    /// The Content-Type header's charset parameter.
+    Http = 2,
+    /// A `<meta>` in the first 1024 bytes.
+    Meta = 3,
+    /// An `<?xml ... encoding=...?>` declaration.
+    XmlDeclaration = 4,
+    /// A `<meta>` past the first 1024 bytes, which changed the tentative
+    /// charset.
+    MetaLate = 5,
+    /// Nothing declared; the body is valid UTF-8 with non-ASCII bytes.
+    ValidUtf8 = 6,
+    /// Nothing declared; `--use-charset`.
+    Override = 7,
+    /// Nothing declared; chardetng's guess from the bytes.
+    Detected = 8,
+    /// Nothing declared and the body all ASCII: the charset usual under
+    /// the host's top-level domain.
+    Fallback = 9,
+    /// XML that declares nothing: UTF-8, as XML says.
+    XmlDefault = 10,
 }
 
 impl Source {
-    /// As the logs say it.
+    /// Every source, in the order they are tried.
+    pub const ALL: [Source; 10] = [
+        Source::Bom,
+        Source::Http,
+        Source::Meta,
+        Source::XmlDeclaration,
+        Source::MetaLate,
+        Source::ValidUtf8,
+        Source::Override,
+        Source::Detected,
+        Source::Fallback,
+        Source::XmlDefault,
+    ];
+
+    /// As logs, nlpc-list and nlpc-dump print it.
     pub fn name(self) -> &'static str {
         match self {
-            Source::Bom => "byte order mark",
-            Source::Http => "HTTP header",
-            Source::XmlDeclaration => "XML declaration",
+            Source::Bom => "bom",
+            Source::Http => "header",
             Source::Meta => "meta",
-            Source::Default => "default",
+            Source::XmlDeclaration => "xml-declaration",
+            Source::MetaLate => "meta-late",
+            Source::ValidUtf8 => "valid-utf-8",
+            Source::Override => "override",
+            Source::Detected => "detected",
+            Source::Fallback => "fallback",
+            Source::XmlDefault => "xml-default",
         }
     }
+
+    /// The source stored as this byte; None for 0 (not decided) and
+    /// unknown bytes.
+    pub fn from_u8(b: u8) -> Option<Source> {
+        Source::ALL.iter().copied().find(|s| *s as u8 == b)
+    }
+
+    /// Whether the document itself or its server named the charset (the
+    /// sniffing algorithm's "certain" and the prescan), rather than a guess.
+    pub fn declared(self) -> bool {
+        matches!(
+            self,
+            Source::Bom | Source::Http | Source::Meta | Source::XmlDeclaration | Source::MetaLate
+        )
+    }
 }
+
+/// What sniffing may use beyond the bytes: the user's charset for pages
+/// that name none, and the host's top-level domain for the detector.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hints<'a> {
+    /// `--use-charset`.
+    pub user: Option<&'static Encoding>,
+    /// The rightmost label of the host name, as found in the URL.
+    pub tld: Option<&'a str>,
+}
+
+/// The top-level domain of `host` as chardetng takes it: lowercase ASCII
+/// letters, digits and hyphens (an IDN in its Punycode form); None for
+/// anything else, which chardetng treats as a generic domain.
+pub fn tld_of(host: &str) -> Option<String> {
+    let label = host.trim_end_matches('.').rsplit('.').next()?;
+    let ok = !label.is_empty()
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    ok.then(|| label.to_ascii_lowercase())
+}
+
+/// How many bytes chardetng reads: enough for its statistics, bounded so
+/// that a huge page costs no more than this.
+pub const DETECT_LEN: usize = 64 * 1024;
 
 /// The charset found for a document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,8 +216,9 @@ pub fn content_type_charset(content_type: &str) -> Option<&str> {
 }
 
 /// Finds the charset of `body`: `http` is the label the server sent (may be
-/// empty), `default` is used for HTML and plain text when nothing says.
-pub fn detect(body: &[u8], http: &str, kind: Kind, default: &'static Encoding) -> Detected {
+/// empty); `hints` serve pages that name no charset. The order is the
+/// module's.
+pub fn detect(body: &[u8], http: &str, kind: Kind, hints: &Hints<'_>) -> Detected {
     let found = |encoding, source| Detected {
         encoding,
         source,
@@ -148,7 +243,6 @@ pub fn detect(body: &[u8], http: &str, kind: Kind, default: &'static Encoding) -
             if let Some(e) = xml_declaration(head) {
                 return found(e, Source::XmlDeclaration);
             }
-            found(default, Source::Default)
         }
         Kind::Xhtml | Kind::Xml => {
             if let Some(e) = xml_declaration(head) {
@@ -161,9 +255,52 @@ pub fn detect(body: &[u8], http: &str, kind: Kind, default: &'static Encoding) -
                     return found(e, Source::Meta);
                 }
             }
-            found(UTF_8, Source::Default)
+            return found(UTF_8, Source::XmlDefault);
         }
-        Kind::Plain => found(default, Source::Default),
+        Kind::Plain => {}
+    }
+    undeclared(body, kind, hints)
+}
+
+/// The charset of HTML or plain text that declares none (steps 4 to 7 of
+/// the module's order).
+fn undeclared(body: &[u8], kind: Kind, hints: &Hints<'_>) -> Detected {
+    let found = |encoding, source| Detected {
+        encoding,
+        source,
+        bom_len: 0,
+    };
+    let ascii_len = Encoding::ascii_valid_up_to(body);
+    let ascii = ascii_len == body.len();
+    if !ascii && std::str::from_utf8(&body[ascii_len..]).is_ok() {
+        return found(UTF_8, Source::ValidUtf8);
+    }
+    // The parser meeting a <meta> past the prescan changes the tentative
+    // charset (to the same one, it makes it certain): either way the meta
+    // decided it, and nothing need be guessed.
+    if kind == Kind::Html {
+        if let Some(e) = late_meta(body) {
+            return found(e, Source::MetaLate);
+        }
+    }
+    if let Some(e) = hints.user {
+        found(e, Source::Override)
+    } else {
+        let mut det = EncodingDetector::new(Iso2022JpDetection::Deny);
+        let sample = &body[..body.len().min(DETECT_LEN)];
+        det.feed(sample, sample.len() == body.len());
+        let tld = hints.tld.and_then(tld_of);
+        // UTF-8 was ruled out above; chardetng is not to guess it from a
+        // prefix of a body that is not valid UTF-8 as a whole.
+        let e = det.guess(tld.as_deref().map(str::as_bytes), Utf8Detection::Deny);
+        found(
+            e,
+            if ascii {
+                Source::Fallback
+            } else {
+                Source::Detected
+            },
+        )
     }
 }
 
@@ -229,7 +366,36 @@ fn starts_with_ci(hay: &[u8], prefix: &[u8]) -> bool {
 /// changes nothing: the scan simply ends where `head` ends, so an element
 /// cut off there counts as absent.
 pub fn prescan(head: &[u8]) -> Option<&'static Encoding> {
-    let b = head;
+    scan(head, false)
+}
+
+/// The charset of the first `<meta>` that names one anywhere in `body`,
+/// as the tree builder would meet it: like the prescan, but the content
+/// of script, style and the other raw-text elements is skipped, since the
+/// tokenizer reads no tags there. For a page whose prescan found nothing.
+pub fn late_meta(body: &[u8]) -> Option<&'static Encoding> {
+    // No "<meta" at all is the common case, and memchr-fast to rule out.
+    if memchr::memmem::find(body, b"<m").is_none() && memchr::memmem::find(body, b"<M").is_none() {
+        return None;
+    }
+    scan(body, true)
+}
+
+/// Elements whose content the tokenizer reads as text, not tags.
+const RAW_TEXT: &[&[u8]] = &[
+    b"script",
+    b"style",
+    b"textarea",
+    b"title",
+    b"xmp",
+    b"iframe",
+    b"noembed",
+    b"noframes",
+    b"plaintext",
+];
+
+/// The prescan's loop; `raw` skips the content of [`RAW_TEXT`] elements.
+fn scan(b: &[u8], raw: bool) -> Option<&'static Encoding> {
     let mut i = 0;
     while i < b.len() {
         let rest = &b[i..];
@@ -252,11 +418,21 @@ pub fn prescan(head: &[u8]) -> Option<&'static Encoding> {
             // Some other tag: skip its name and attributes, so a "<meta"
             // inside an attribute value is not taken for an element.
             i += 1;
+            let name_at = i;
             while i < b.len() && !is_space(b[i]) && b[i] != b'>' {
                 i += 1;
             }
+            let name = &b[name_at..i];
             while attribute(b, &mut i).is_some() {}
             i += 1;
+            if raw {
+                if let Some(r) = RAW_TEXT.iter().find(|r| name.eq_ignore_ascii_case(r)) {
+                    if r == b"plaintext" {
+                        return None; // text to the end
+                    }
+                    i += end_tag(b.get(i..)?, r)?;
+                }
+            }
             continue;
         }
         if rest.starts_with(b"<!") || rest.starts_with(b"</") || rest.starts_with(b"<?") {
@@ -266,6 +442,11 @@ pub fn prescan(head: &[u8]) -> Option<&'static Encoding> {
         i += 1;
     }
     None
+}
+
+/// Where `</name` (any case) starts in `b`.
+fn end_tag(b: &[u8], name: &[u8]) -> Option<usize> {
+    memchr::memmem::find_iter(b, b"</").find(|&at| starts_with_ci(&b[at + 2..], name))
 }
 
 /// The attributes of a `<meta>` element whose name the prescan has just
@@ -470,7 +651,7 @@ mod tests {
     use encoding_rs::{ISO_8859_13, ISO_8859_4, KOI8_R, WINDOWS_1251, WINDOWS_1257};
 
     fn html(body: &[u8], http: &str) -> Detected {
-        detect(body, http, Kind::Html, WINDOWS_1252)
+        detect(body, http, Kind::Html, &Hints::default())
     }
 
     #[test]
@@ -526,8 +707,9 @@ mod tests {
         assert_eq!((d.encoding, d.source, d.bom_len), (UTF_8, Source::Bom, 3));
         let d = html(b"\xFF\xFE<\0h\0", "");
         assert_eq!((d.encoding, d.bom_len), (UTF_16LE, 2));
+        // All ASCII, nothing declared, no domain: the generic fallback.
         let d = html(b"<p>nothing", "");
-        assert_eq!((d.encoding, d.source), (WINDOWS_1252, Source::Default));
+        assert_eq!((d.encoding, d.source), (WINDOWS_1252, Source::Fallback));
         // ISO-8859-1 is windows-1252 to WHATWG.
         assert_eq!(html(b"", "ISO-8859-1").encoding, WINDOWS_1252);
     }
@@ -558,9 +740,12 @@ mod tests {
         assert_eq!(p("<meta charset=utf-16le>"), Some(UTF_8));
         // A bad label, then nothing: no charset.
         assert_eq!(p("<meta charset=bogus>"), None);
-        // Past the first 1024 bytes it is not seen.
+        // Past the first 1024 bytes the prescan does not see it; the
+        // parser's later change of encoding does.
         let late = format!("<p>{}</p><meta charset=koi8-r>", "x".repeat(1100));
-        assert_eq!(html(late.as_bytes(), "").source, Source::Default);
+        assert_eq!(prescan(&late.as_bytes()[..PRESCAN_LEN]), None);
+        let d = html(late.as_bytes(), "");
+        assert_eq!((d.encoding, d.source), (KOI8_R, Source::MetaLate));
         assert_eq!(
             charset_from_content(b"text/html; charset =\"utf-8\""),
             Some(UTF_8)
@@ -576,23 +761,283 @@ mod tests {
     fn xml_declarations() {
         let x = b"<?xml version=\"1.0\" encoding='ISO-8859-13'?><a/>";
         assert_eq!(xml_declaration(x), Some(ISO_8859_13));
-        let d = detect(x, "", Kind::Xml, WINDOWS_1252);
+        let d = detect(x, "", Kind::Xml, &Hints::default());
         assert_eq!(
             (d.encoding, d.source),
             (ISO_8859_13, Source::XmlDeclaration)
         );
         // XML without a declaration is UTF-8, whatever the default.
-        let d = detect(b"<rss/>", "", Kind::Xml, WINDOWS_1252);
-        assert_eq!((d.encoding, d.source), (UTF_8, Source::Default));
+        let hints = Hints {
+            user: Some(WINDOWS_1252),
+            tld: Some("lv"),
+        };
+        let d = detect(b"<rss/>", "", Kind::Xml, &hints);
+        assert_eq!((d.encoding, d.source), (UTF_8, Source::XmlDefault));
         // In HTML the meta wins over the declaration.
         let both = b"<?xml version='1.0' encoding='iso-8859-4'?><html><meta charset=windows-1257>";
         assert_eq!(html(both, "").encoding, WINDOWS_1257);
         assert_eq!(
-            detect(both, "", Kind::Xhtml, WINDOWS_1252).encoding,
+            detect(both, "", Kind::Xhtml, &Hints::default()).encoding,
             ISO_8859_4
         );
         assert_eq!(xml_declaration(b"<?xmlfoo encoding='koi8-r'?>"), None);
         assert_eq!(xml_declaration(b"<?xml version='1.0'?>"), None);
+    }
+
+    /// A sample of the WHATWG Encoding Standard's labels for each of its
+    /// encodings, with the encoding's name: every one resolves, whatever
+    /// its case and surrounding white space.
+    const LABELS: &[(&str, &[&str])] = &[
+        (
+            "UTF-8",
+            &[
+                "unicode-1-1-utf-8",
+                "unicode11utf8",
+                "utf8",
+                "x-unicode20utf8",
+            ],
+        ),
+        ("IBM866", &["866", "cp866", "csibm866", "ibm866"]),
+        (
+            "ISO-8859-2",
+            &[
+                "csisolatin2",
+                "iso-ir-101",
+                "iso_8859-2:1987",
+                "l2",
+                "latin2",
+            ],
+        ),
+        ("ISO-8859-3", &["csisolatin3", "iso-ir-109", "l3", "latin3"]),
+        (
+            "ISO-8859-4",
+            &[
+                "csisolatin4",
+                "iso-ir-110",
+                "iso_8859-4:1988",
+                "l4",
+                "latin4",
+            ],
+        ),
+        (
+            "ISO-8859-5",
+            &["csisolatincyrillic", "cyrillic", "iso-ir-144", "iso8859-5"],
+        ),
+        (
+            "ISO-8859-6",
+            &[
+                "arabic",
+                "asmo-708",
+                "ecma-114",
+                "iso-8859-6-i",
+                "iso-ir-127",
+            ],
+        ),
+        (
+            "ISO-8859-7",
+            &["ecma-118", "elot_928", "greek", "greek8", "sun_eu_greek"],
+        ),
+        (
+            "ISO-8859-8",
+            &["csisolatinhebrew", "hebrew", "iso-8859-8-e", "visual"],
+        ),
+        ("ISO-8859-8-I", &["csiso88598i", "iso-8859-8-i", "logical"]),
+        (
+            "ISO-8859-10",
+            &["csisolatin6", "iso-ir-157", "l6", "latin6"],
+        ),
+        ("ISO-8859-13", &["iso-8859-13", "iso8859-13", "iso885913"]),
+        ("ISO-8859-14", &["iso-8859-14", "iso8859-14", "iso885914"]),
+        ("ISO-8859-15", &["csisolatin9", "iso_8859-15", "l9"]),
+        ("ISO-8859-16", &["iso-8859-16"]),
+        ("KOI8-R", &["cskoi8r", "koi", "koi8", "koi8_r"]),
+        ("KOI8-U", &["koi8-ru", "koi8-u"]),
+        ("macintosh", &["csmacintosh", "mac", "x-mac-roman"]),
+        ("windows-874", &["dos-874", "iso-8859-11", "tis-620"]),
+        ("windows-1250", &["cp1250", "x-cp1250"]),
+        ("windows-1251", &["cp1251", "x-cp1251"]),
+        (
+            "windows-1252",
+            &[
+                "ansi_x3.4-1968",
+                "ascii",
+                "cp819",
+                "ibm819",
+                "iso-ir-100",
+                "l1",
+                "us-ascii",
+            ],
+        ),
+        ("windows-1253", &["cp1253", "x-cp1253"]),
+        (
+            "windows-1254",
+            &["cp1254", "csisolatin5", "iso-8859-9", "l5", "latin5"],
+        ),
+        ("windows-1255", &["cp1255", "x-cp1255"]),
+        ("windows-1256", &["cp1256", "x-cp1256"]),
+        ("windows-1257", &["cp1257", "windows-1257", "x-cp1257"]),
+        ("windows-1258", &["cp1258", "x-cp1258"]),
+        ("x-mac-cyrillic", &["x-mac-cyrillic", "x-mac-ukrainian"]),
+        (
+            "GBK",
+            &[
+                "chinese",
+                "csgb2312",
+                "gb2312",
+                "gb_2312-80",
+                "iso-ir-58",
+                "x-gbk",
+            ],
+        ),
+        ("gb18030", &["gb18030"]),
+        ("Big5", &["big5-hkscs", "cn-big5", "csbig5", "x-x-big5"]),
+        ("EUC-JP", &["cseucpkdfmtjapanese", "euc-jp", "x-euc-jp"]),
+        ("ISO-2022-JP", &["csiso2022jp", "iso-2022-jp"]),
+        (
+            "Shift_JIS",
+            &["csshiftjis", "ms932", "ms_kanji", "sjis", "windows-31j"],
+        ),
+        (
+            "EUC-KR",
+            &[
+                "cseuckr",
+                "korean",
+                "ks_c_5601-1987",
+                "ksc5601",
+                "windows-949",
+            ],
+        ),
+        (
+            "replacement",
+            &["csiso2022kr", "hz-gb-2312", "iso-2022-cn", "iso-2022-kr"],
+        ),
+        ("UTF-16BE", &["unicodefffe", "utf-16be"]),
+        (
+            "UTF-16LE",
+            &["csunicode", "ucs-2", "unicode", "unicodefeff", "utf-16"],
+        ),
+        ("x-user-defined", &["x-user-defined"]),
+    ];
+
+    #[test]
+    fn every_whatwg_encoding_by_a_sample_of_its_labels() {
+        assert_eq!(LABELS.len(), 40, "the standard has 40 encodings");
+        for (want, labels) in LABELS {
+            for l in *labels {
+                for spelled in [l.to_string(), l.to_uppercase(), format!(" \t{l}\n")] {
+                    let e = parse(&spelled).unwrap_or_else(|e| panic!("{e}"));
+                    assert_eq!(e.name(), *want, "{spelled:?}");
+                    assert_eq!(Some(e), Encoding::for_label(l.as_bytes()));
+                    assert_eq!(canonical(&spelled), Some(want.to_ascii_lowercase()));
+                }
+            }
+        }
+    }
+
+    fn undeclared_hints<'a>(user: Option<&'static Encoding>, tld: Option<&'a str>) -> Hints<'a> {
+        Hints { user, tld }
+    }
+
+    #[test]
+    fn pages_that_name_nothing() {
+        let lv = "<p>Rīgā šodien līst, bet rīt būs saulaina diena ar vēju no jūras.</p>";
+        let utf8 = lv.as_bytes();
+        let (w1257, _, _) = WINDOWS_1257.encode(lv);
+        let none = undeclared_hints(None, None);
+        // Valid UTF-8 is UTF-8, whatever the user or the domain says.
+        for h in [none, undeclared_hints(Some(WINDOWS_1257), Some("lv"))] {
+            let d = detect(utf8, "", Kind::Html, &h);
+            assert_eq!((d.encoding, d.source), (UTF_8, Source::ValidUtf8));
+            let d = detect(utf8, "", Kind::Plain, &h);
+            assert_eq!((d.encoding, d.source), (UTF_8, Source::ValidUtf8));
+        }
+        // Legacy bytes: the user's charset, else chardetng's guess.
+        let d = detect(
+            &w1257,
+            "",
+            Kind::Html,
+            &undeclared_hints(Some(ISO_8859_4), None),
+        );
+        assert_eq!((d.encoding, d.source), (ISO_8859_4, Source::Override));
+        let d = detect(&w1257, "", Kind::Html, &undeclared_hints(None, Some("lv")));
+        assert_eq!((d.encoding, d.source), (WINDOWS_1257, Source::Detected));
+        // All ASCII: the domain's usual charset.
+        let ascii = b"<p>Riga sodien list</p>";
+        let d = detect(ascii, "", Kind::Html, &undeclared_hints(None, Some("lv")));
+        assert_eq!((d.encoding, d.source), (WINDOWS_1257, Source::Fallback));
+        let d = detect(ascii, "", Kind::Html, &undeclared_hints(None, Some("com")));
+        assert_eq!((d.encoding, d.source), (WINDOWS_1252, Source::Fallback));
+        // A declaration wins over all of it.
+        let d = detect(utf8, "windows-1257", Kind::Html, &none);
+        assert_eq!((d.encoding, d.source), (WINDOWS_1257, Source::Http));
+    }
+
+    #[test]
+    fn late_meta_changes_a_tentative_charset() {
+        let pad = "<p>".to_string() + &"teksts ".repeat(200) + "</p>";
+        let page = |meta: &str| format!("<html><head><title>x</title>{pad}{meta}<p>\u{e9}");
+        let h = undeclared_hints(Some(WINDOWS_1252), Some("lv"));
+        let late = page("<meta charset=windows-1257>");
+        // The \u{e9} written as UTF-8 would make it valid UTF-8: use the
+        // legacy byte.
+        let bytes = late.replace('\u{e9}', "").into_bytes();
+        let mut legacy = bytes.clone();
+        legacy.push(0xE9);
+        let d = detect(&legacy, "", Kind::Html, &h);
+        assert_eq!((d.encoding, d.source), (WINDOWS_1257, Source::MetaLate));
+        // All ASCII too.
+        let d = detect(&bytes, "", Kind::Html, &h);
+        assert_eq!((d.encoding, d.source), (WINDOWS_1257, Source::MetaLate));
+        // Not for plain text, nor over a declaration, nor over valid UTF-8.
+        assert_eq!(
+            detect(&legacy, "", Kind::Plain, &h).source,
+            Source::Override
+        );
+        assert_eq!(
+            detect(&legacy, "koi8-r", Kind::Html, &h).source,
+            Source::Http
+        );
+        let d = detect(late.as_bytes(), "", Kind::Html, &h);
+        assert_eq!(d.source, Source::ValidUtf8);
+        // Inside a script, a comment or an attribute value it is no element.
+        for hidden in [
+            "<script>var m = '<meta charset=koi8-r>';</script>",
+            "<SCRIPT type=x>document.write(\"<meta charset=koi8-r>\")</Script>",
+            "<!-- <meta charset=koi8-r> -->",
+            "<a title='<meta charset=koi8-r>'>x</a>",
+            "<textarea><meta charset=koi8-r></textarea>",
+        ] {
+            let mut b = page(hidden).replace('\u{e9}', "").into_bytes();
+            b.push(0xE9);
+            let d = detect(&b, "", Kind::Html, &h);
+            assert_eq!(d.source, Source::Override, "{hidden}");
+        }
+        // After the script, a real one counts; UTF-16 in a document means
+        // UTF-8.
+        assert_eq!(
+            late_meta(b"<script>'<meta charset=koi8-r>'</script><meta charset=iso-8859-13>"),
+            Some(ISO_8859_13)
+        );
+        assert_eq!(late_meta(b"<meta charset=utf-16le>"), Some(UTF_8));
+        assert_eq!(late_meta(b"<plaintext><meta charset=koi8-r>"), None);
+        assert_eq!(late_meta(b"<script><meta charset=koi8-r>"), None);
+    }
+
+    #[test]
+    fn sources_and_domains() {
+        for s in Source::ALL {
+            assert_eq!(Source::from_u8(s as u8), Some(s));
+        }
+        assert_eq!(Source::from_u8(0), None);
+        let names: std::collections::HashSet<_> = Source::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(names.len(), Source::ALL.len());
+        assert_eq!(tld_of("www.example.LV").as_deref(), Some("lv"));
+        assert_eq!(tld_of("example.lv.").as_deref(), Some("lv"));
+        assert_eq!(tld_of("xn--p1ai").as_deref(), Some("xn--p1ai"));
+        assert_eq!(tld_of("127.0.0.1").as_deref(), Some("1"));
+        assert_eq!(tld_of("[::1]"), None);
+        assert_eq!(tld_of(""), None);
+        assert_eq!(tld_of("bad_label.l v"), None);
     }
 
     #[test]

@@ -256,6 +256,14 @@ mod tests {
         let o = check_daemon(Program::Vrfy, &[]).unwrap();
         let v = vrfy::Config::from_options(&o).unwrap();
         let d = vrfy::Config::default();
-        same!(v, d; default_charset, max_replaced, lang_min_conf, lang_min_text, lang_max_text, dict_min);
+        same!(v, d; use_charset, max_replaced, lang_min_conf, lang_min_text, lang_max_text, dict_min);
+        let o = check_daemon(Program::Scan, &[]).unwrap();
+        let s = scan::Config::from_options(&o).unwrap().filter;
+        let d = Filter::default();
+        same!(s, d; schemes, max_len, max_depth, max_repeat);
+        let o = check_daemon(Program::Fetch, &[]).unwrap();
+        let f = fetch::Config::from_options(&o).unwrap().policy;
+        let d = crate::web::politeness::Policy::default();
+        same!(f, d; burst, polite, pipeline);
     }
 }

@@ -14,19 +14,60 @@ pub struct Daemon {
     pub args: Vec<OsString>,
     pub(super) child: Option<Child>,
     pub(super) started: Instant,
-    /// Quick deaths in a row (under [`QUICK`] after a start).
+    /// Deaths in a row, each within [`STABLE`] of a start.
     pub(super) streak: u32,
     /// Of those, the failures (an error exit or a crash, not a kill).
     pub(super) failures: u32,
     pub restarts: u32,
     pub(super) restart_at: Option<Instant>,
+    /// How the child last ended, and when it restarts.
     pub last_exit: String,
 }
 
-/// A death this soon after a start counts toward giving up.
-pub const QUICK: Duration = Duration::from_secs(10);
-/// Quick failures in a row after which nlpcd gives up.
+/// A daemon that stayed up this long is healthy again: the back-off
+/// starts over at its next death.
+pub const STABLE: Duration = Duration::from_secs(300);
+/// The wait before the first restart after a failure; it doubles with each
+/// further failure in a row, up to [`FAIL_CAP`].
+pub const FAIL_FIRST: Duration = Duration::from_secs(1);
+/// The longest wait after failures: a daemon that keeps failing is tried
+/// again every five minutes, for as long as nlpcd runs.
+pub const FAIL_CAP: Duration = Duration::from_secs(300);
+/// The wait before a restart after a kill from outside (an operator, the
+/// OOM killer), doubling up to [`KILL_CAP`]: a kill says nothing about
+/// the daemon's health.
+pub const KILL_FIRST: Duration = Duration::from_millis(250);
+pub const KILL_CAP: Duration = Duration::from_secs(2);
+/// With `--once` only: failures in a row after which nlpcd gives up, loudly,
+/// since a run meant to end cannot end while a daemon cannot run. Without
+/// `--once` nlpcd never gives up.
 pub const GIVE_UP: u32 = 5;
+
+/// `base` doubled `n` times, at most `cap`.
+fn backoff(base: Duration, n: u32, cap: Duration) -> Duration {
+    base.saturating_mul(1u32 << n.min(20)).min(cap)
+}
+
+/// "1st", "2nd", "3rd", "4th", "11th", "21st".
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// "4s", or "0.25s" below a second.
+fn secs(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{:.2}s", d.as_secs_f64())
+    }
+}
 
 impl Daemon {
     pub fn new(name: &'static str, args: Vec<OsString>) -> Daemon {
@@ -41,6 +82,50 @@ impl Daemon {
             restart_at: None,
             last_exit: String::new(),
         }
+    }
+
+    /// Records that the child ended with `st` at `now` and schedules its
+    /// restart: a failure waits [`FAIL_FIRST`] doubling to [`FAIL_CAP`], a
+    /// kill from outside [`KILL_FIRST`] doubling to [`KILL_CAP`]; a child
+    /// that had stayed up [`STABLE`] starts the back-off over. Returns the
+    /// line to log, or, when `give_up` and the child failed [`GIVE_UP`]
+    /// times in a row, the reason to give up.
+    pub(super) fn ended(
+        &mut self,
+        st: ExitStatus,
+        now: Instant,
+        give_up: bool,
+    ) -> Result<String, String> {
+        self.child = None;
+        let (what, failure) = describe(st);
+        if now.duration_since(self.started) >= STABLE {
+            self.streak = 0;
+            self.failures = 0;
+        }
+        self.streak += 1;
+        if failure {
+            self.failures += 1;
+        }
+        if give_up && self.failures >= GIVE_UP {
+            self.last_exit = format!("{what}; gave up");
+            return Err(format!(
+                "{} failed {} times in a row ({what}); giving up",
+                self.name, self.failures
+            ));
+        }
+        let delay = if failure {
+            backoff(FAIL_FIRST, self.failures - 1, FAIL_CAP)
+        } else {
+            backoff(KILL_FIRST, self.streak - 1, KILL_CAP)
+        };
+        self.restart_at = Some(now + delay);
+        let nth = ordinal(self.restarts + 1);
+        self.last_exit = format!("{what}; {nth} restart after {}", secs(delay));
+        Ok(format!(
+            "{} {what}; restarting in {} ({nth} restart)",
+            self.name,
+            secs(delay)
+        ))
     }
 
     /// The running child's pid.

@@ -13,7 +13,7 @@ use nix::unistd::Pid;
 
 use crate::error::{Error, Result};
 use crate::info;
-use crate::launch::child::{describe, Daemon, GIVE_UP, QUICK};
+use crate::launch::child::{describe, Daemon};
 use crate::launch::monitor::Monitor;
 use crate::store::record::State;
 use crate::store::Store;
@@ -135,9 +135,11 @@ impl Supervisor {
         Ok(())
     }
 
-    /// Reaps dead children and restarts them when their backoff is over.
-    /// An error means a daemon keeps failing and nlpcd must give up.
-    pub fn tend(&mut self) -> Result<()> {
+    /// Reaps dead children and restarts them when their backoff is over
+    /// (see [`Daemon::ended`]). An error means nlpcd must stop: a child
+    /// cannot be waited for or started, or, with `once`, a daemon keeps
+    /// failing.
+    pub fn tend(&mut self, once: bool) -> Result<()> {
         let now = Instant::now();
         for i in 0..self.daemons.len() {
             let d = &mut self.daemons[i];
@@ -147,33 +149,10 @@ impl Supervisor {
                     Ok(None) => continue,
                     Err(e) => return Err(Error::io(d.name, "cannot wait for", e)),
                 };
-                d.child = None;
-                let (what, failure) = describe(st);
-                let quick = d.started.elapsed() < QUICK;
-                if quick {
-                    d.streak += 1;
-                    if failure {
-                        d.failures += 1;
-                    }
-                } else {
-                    d.streak = 0;
-                    d.failures = 0;
+                match d.ended(st, now, once) {
+                    Ok(line) => info!("{line}"),
+                    Err(why) => return Err(Error::Input(why)),
                 }
-                d.last_exit = what.clone();
-                if d.failures >= GIVE_UP {
-                    return Err(Error::Input(format!(
-                        "{} failed {} times in a row within {}s of starting ({what}); giving up",
-                        d.name,
-                        d.failures,
-                        QUICK.as_secs()
-                    )));
-                }
-                // Backoff doubles with each quick death; a kill from
-                // outside is retried sooner than a failure.
-                let cap = if failure { 30.0 } else { 2.0 };
-                let delay = (0.25 * 2f64.powi(d.streak.min(10) as i32)).min(cap);
-                d.restart_at = Some(now + Duration::from_secs_f64(delay));
-                info!("{} {what}; restarting in {delay:.2}s", d.name);
             }
             if d.child.is_none() && d.restart_at.is_some_and(|t| t <= now) {
                 d.restarts += 1;
@@ -287,7 +266,7 @@ pub fn run(cfg: Launch) -> Result<()> {
         if signals.wait(Duration::from_millis(200)) {
             break Ok(());
         }
-        if let Err(e) = sup.tend() {
+        if let Err(e) = sup.tend(cfg.once) {
             break Err(e);
         }
         if cfg.once {

@@ -369,10 +369,15 @@ struct TextSink {
     out: Output,
 }
 
-/// The charset HTML and plain text are read in when nothing names one, as
-/// nlpc-vrfy reads them by default (ISO-8859-1, which WHATWG reads as
-/// windows-1252). A verified record always names the one nlpc-vrfy found.
-const DEFAULT_CHARSET: &encoding_rs::Encoding = encoding_rs::WINDOWS_1252;
+/// The language confidence of a record, 0 to 1 with three decimals, or
+/// "-" when no language was detected.
+fn confidence(r: &Record) -> String {
+    if r.language.is_empty() {
+        "-".into()
+    } else {
+        format!("{:.3}", f64::from(r.lang_conf) / 1000.0)
+    }
+}
 
 impl TextSink {
     fn open(dir: &Path) -> Result<TextSink> {
@@ -397,8 +402,13 @@ impl TextSink {
         };
         // Decoded as nlpc-vrfy decoded it: the charset it found is the
         // record's, which detection takes as given (after a byte order
-        // mark, which nlpc-vrfy honoured first too).
-        let det = charset::detect(body, &it.v.charset, kind, DEFAULT_CHARSET);
+        // mark, which nlpc-vrfy honoured first too). A version never
+        // verified is sniffed as nlpc-vrfy would without --use-charset.
+        let hints = charset::Hints {
+            user: None,
+            tld: Some(it.rec.host()),
+        };
+        let det = charset::detect(body, &it.v.charset, kind, &hints);
         let doc = charset::decode(body, &det);
         // The main text, a block a line; a page with none (a menu, a
         // form, a page of a few words) keeps all its visible text, on one
@@ -423,16 +433,23 @@ impl TextSink {
         } else {
             it.rec.language.as_str()
         };
+        // How nlpc-vrfy decided the charset is known for the version it
+        // last verified, the current one.
+        let how = match it.rec.charset_source {
+            Some(s) if it.current => s.name(),
+            _ => "-",
+        };
         writeln!(
             self.index,
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{how}",
             controls(&rel),
             controls(&it.rec.url),
             clock::iso8601(it.v.fetched),
             controls(lang),
             det.encoding.name(),
             hex(&it.v.hash),
-            if it.current { "current" } else { "archived" }
+            if it.current { "current" } else { "archived" },
+            confidence(it.rec),
         )
         .map_err(|e| Error::io(&self.out.dest, "cannot write", e))?;
         Ok(true)

@@ -194,6 +194,7 @@ pub fn json_line(k: &Key, r: &Record) -> String {
         "lang_confidence": r.lang_conf as f64 / 1000.0,
         "dict_ratio": r.dict_ratio as f64 / 1000.0,
         "charset": r.charset,
+        "charset_source": r.charset_source.map_or("", |s| s.name()),
         "content_type": r.content_type,
         "size": r.size,
         "hash": if r.hash == [0; 32] { String::new() } else { hex(&r.hash) },

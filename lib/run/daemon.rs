@@ -1,18 +1,22 @@
 //! What every daemon does the same way: open the store, take stop signals
-//! only between transactions, reclaim the leases of dead daemons, and loop
-//! over its input until told to stop (or, with `--once`, until it is empty).
+//! only between transactions, reclaim the leases of dead daemons, contain
+//! a failure on one record (set it aside as QUARANTINED and go on), and
+//! loop over its input until told to stop (or, with `--once`, until it is
+//! empty).
 
+use std::cell::{Cell, RefCell};
 use std::fs;
-use std::sync::OnceLock;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use nix::sys::signal::{SigSet, Signal};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::info;
 use crate::run::clock;
 use crate::run::options::Common;
-use crate::store::record::{Lease, Record, State};
+use crate::store::record::{Lease, Record, State, RECLAIM_LIMIT};
 use crate::store::{self, Key, Store};
 
 /// A lease older than this is reclaimed even if its owner still runs: no
@@ -125,7 +129,27 @@ pub struct Daemon {
     pub common: Common,
     pub store: Store,
     pub signals: Signals,
+    /// Records in a row whose work failed (see [`Daemon::contain`]).
+    failing: Cell<u32>,
 }
+
+/// What became of the work on one record.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Contained<T> {
+    /// The work ended; here is its result.
+    Done(T),
+    /// It failed on this record alone (an error of the record's own, or a
+    /// panic): set the record aside as QUARANTINED with this reason. The
+    /// failure has been logged with the URL.
+    Quarantine(String),
+}
+
+/// Failures in a row after which [`Daemon::contain`] stops the daemon
+/// instead of quarantining one more record: when every record fails, the
+/// fault is more likely the machine's (an unreadable cache, a broken
+/// build) than the records', and setting the whole crawl aside would be
+/// worse than stopping loudly.
+pub const FAILURES_IN_A_ROW: u32 = 8;
 
 impl Daemon {
     /// Blocks stop signals, opens the store (which must exist: only
@@ -142,6 +166,7 @@ impl Daemon {
             common,
             store,
             signals,
+            failing: Cell::new(0),
         };
         d.reclaim()?;
         Ok(d)
@@ -177,6 +202,56 @@ impl Daemon {
         Ok(n)
     }
 
+    /// After a panic outside the work on any one record (in a write
+    /// transaction, which the unwinding aborted): gives back every record
+    /// this process holds, counting the failure against each, and sets aside
+    /// those it was held against [`RECLAIM_LIMIT`] times in a row. Returns
+    /// the error the daemon stops with.
+    fn failed(&self, why: String) -> Error {
+        let res = self.store.write().and_then(|mut w| {
+            let r = w.fail_leases(std::process::id(), clock::now())?;
+            w.commit()?;
+            Ok(r)
+        });
+        match res {
+            Ok(r) => {
+                for u in &r.quarantined {
+                    info!(
+                        "quarantined {u}: its daemon failed {RECLAIM_LIMIT} times while holding it"
+                    );
+                }
+                Error::Input(format!("{why} (outside the work on any one record)"))
+            }
+            Err(e) => e,
+        }
+    }
+
+    /// Runs `work`, the work on the record of `url`, and contains its
+    /// failure: an error that concerns this record alone
+    /// ([`Error::concerns_one_record`]) or a panic becomes
+    /// [`Contained::Quarantine`], logged once with the URL. Any other error
+    /// is returned, as is the [`FAILURES_IN_A_ROW`]th failure in a row.
+    pub fn contain<T>(&self, url: &str, work: impl FnOnce() -> Result<T>) -> Result<Contained<T>> {
+        let why = match catch_panic(url, work) {
+            Ok(Ok(v)) => {
+                self.failing.set(0);
+                return Ok(Contained::Done(v));
+            }
+            Ok(Err(e)) if !e.concerns_one_record() => return Err(e),
+            Ok(Err(e)) => e.to_string(),
+            Err(panic) => panic,
+        };
+        let n = self.failing.get() + 1;
+        self.failing.set(n);
+        if n >= FAILURES_IN_A_ROW {
+            return Err(Error::Input(format!(
+                "{url}: {why} ({n} records failed in a row; stopping rather than quarantining them all)"
+            )));
+        }
+        info!("quarantined {url}: {why}");
+        Ok(Contained::Quarantine(why))
+    }
+
     /// Runs `step` until a stop signal; `step` returns how many records it
     /// moved, and 0 means the input is empty: then the daemon exits with
     /// `--once`, or waits for work in `inputs` (at most `--use-interval`)
@@ -191,7 +266,13 @@ impl Daemon {
             if self.signals.stopping() {
                 break;
             }
-            let n = step(self)?;
+            // A panic that escapes the per-record containment (one in a
+            // write transaction) ends the daemon, but counts against the
+            // records it held. The step's state is dropped with it.
+            let n = match catch_panic("", || step(self)) {
+                Ok(n) => n?,
+                Err(why) => return Err(self.failed(why)),
+            };
             if n > 0 {
                 continue;
             }
@@ -234,6 +315,96 @@ impl Daemon {
         }
         Ok(false)
     }
+}
+
+thread_local! {
+    /// True while [`catch_panic`] runs work on this thread.
+    static CATCHING: Cell<bool> = const { Cell::new(false) };
+    /// The message of the panic [`catch_panic`] caught, with its place.
+    static CAUGHT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs, once, a panic hook that keeps the message of a panic that
+/// [`catch_panic`] will catch (so it is logged once, with the URL, rather
+/// than also as the usual two lines without it) and leaves every other
+/// panic to the default hook.
+fn install_hook() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !CATCHING.with(Cell::get) {
+                return default(info);
+            }
+            let p = info.payload();
+            let msg = p
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| p.downcast_ref::<String>().map(String::as_str))
+                .unwrap_or("(no message)");
+            let msg = match info.location() {
+                Some(l) => format!("panic: {msg} at {}:{}", l.file(), l.line()),
+                None => format!("panic: {msg}"),
+            };
+            CAUGHT.with(|c| *c.borrow_mut() = Some(msg));
+        }));
+    });
+}
+
+/// Runs `work`, the work on the record of `url`, catching a panic: the
+/// panic's message with its place in the source is returned as the error.
+/// Not logged; callers log it with the URL.
+///
+/// The work is wrapped in `AssertUnwindSafe`: what a panic can leave half
+/// done is the caller's state for the batch (a counter, a buffer), which
+/// std keeps memory-safe through unwinding, and the caller then treats the
+/// record as failed and discards its partial result. No write transaction
+/// may be open inside `work`: the callers run it between transactions.
+pub fn catch_panic<T>(url: &str, work: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    install_hook();
+    let was = CATCHING.with(|c| c.replace(true));
+    let r = panic::catch_unwind(AssertUnwindSafe(|| {
+        test_panic(url);
+        work()
+    }));
+    CATCHING.with(|c| c.set(was));
+    r.map_err(|_| {
+        CAUGHT
+            .with(|c| c.borrow_mut().take())
+            .unwrap_or_else(|| "panic".into())
+    })
+}
+
+/// Test builds only: panics on a record whose URL holds the value of
+/// `NLPCRAWL_TEST_PANIC_ON`, so tests can show that a defect on one record
+/// is contained. Release builds have no such hook.
+#[cfg(debug_assertions)]
+fn test_panic(url: &str) {
+    if let Some(pat) = std::env::var_os("NLPCRAWL_TEST_PANIC_ON") {
+        let pat = pat.to_string_lossy();
+        if !pat.is_empty() && url.contains(pat.as_ref()) {
+            panic!("NLPCRAWL_TEST_PANIC_ON matched {url}");
+        }
+    }
+}
+
+#[cfg(not(debug_assertions))]
+fn test_panic(_url: &str) {}
+
+/// Test builds only: panics on a record whose URL holds the value of
+/// `NLPCRAWL_TEST_ESCAPE_ON`, where a stage calls it inside its write
+/// transaction, outside the per-record containment. Release builds have no
+/// such hook.
+pub fn test_escape(url: &str) {
+    #[cfg(debug_assertions)]
+    if let Some(pat) = std::env::var_os("NLPCRAWL_TEST_ESCAPE_ON") {
+        let pat = pat.to_string_lossy();
+        if !pat.is_empty() && url.contains(pat.as_ref()) {
+            panic!("NLPCRAWL_TEST_ESCAPE_ON matched {url}");
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = url;
 }
 
 /// How often an idle daemon checks whether work has arrived.

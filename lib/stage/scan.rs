@@ -6,7 +6,7 @@ use encoding_rs::{Encoding, UTF_8};
 use crate::document::charset;
 use crate::error::Result;
 use crate::run::clock;
-use crate::run::daemon::Daemon;
+use crate::run::daemon::{Contained, Daemon};
 use crate::store::cache::Cache;
 use crate::store::record::{Flags, Record, State};
 use crate::store::{Inserted, Store};
@@ -344,20 +344,43 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
         return Ok(0);
     }
     // Reading and parsing happen outside the write transaction, so other
-    // daemons are not held up by it.
+    // daemons are not held up by it, and one record at a time inside
+    // `contain`, so an unreadable body or a panic in the link extractor
+    // sets that record aside instead of killing the daemon on it forever.
     let mut results = Vec::with_capacity(batch.len());
+    let mut stop = None;
     for (key, rec) in &batch {
-        let found = cache.read(key)?.map(|body| links_of(rec, &body, cfg));
-        results.push(found);
+        match d.contain(&rec.url, || {
+            Ok(cache.read(key)?.map(|body| links_of(rec, &body, cfg)))
+        }) {
+            Ok(found) => results.push(found),
+            Err(e) => {
+                stop = Some(e);
+                break;
+            }
+        }
     }
+    let results_len = results.len();
     let now = clock::now();
     let mut w = d.store.write()?;
     let mut scanned = 0;
     for ((key, rec), found) in batch.iter().zip(results) {
+        crate::run::daemon::test_escape(&rec.url);
         let mut done = rec.clone();
         done.state = State::Scanned;
         done.changed = now;
         let (mut new, mut known) = (0, 0);
+        let found = match found {
+            Contained::Done(found) => found,
+            Contained::Quarantine(why) => {
+                done.state = State::Quarantined;
+                done.reason = why;
+                if w.finish(key, &done, lease)? {
+                    scanned += 1;
+                }
+                continue;
+            }
+        };
         match &found {
             Some(f) => {
                 if f.nofollow {
@@ -385,8 +408,16 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
             info!("scanned {}: {}", rec.url, done.reason);
         }
     }
+    // Stopping on an error: what was done is kept, and the records not
+    // reached go back as they were.
+    for (key, rec) in &batch[results_len..] {
+        w.finish(key, rec, lease)?;
+    }
     w.commit()?;
-    Ok(scanned)
+    match stop {
+        Some(e) => Err(e),
+        None => Ok(scanned),
+    }
 }
 
 #[cfg(test)]

@@ -113,7 +113,8 @@ pub fn actions(o: &Parsed, cfg: &Config) -> Result<Vec<Action>> {
 pub enum Action {
     /// SCANNED, REJECTED, EXCLUDED or REDIRECT → DIRTY, to be fetched again.
     Expire,
-    /// UNREACH (or, by hand, DEAD) → DIRTY, one more revival counted.
+    /// UNREACH (or, by hand, DEAD) → DIRTY, one more revival counted;
+    /// by hand, QUARANTINED → NEW.
     Revive,
     /// → DEAD.
     Kill,
@@ -133,11 +134,13 @@ impl Action {
     }
 
     /// The states the action applies to when forced. Kill applies to every
-    /// live state, but only when they are named with `-s`.
+    /// live state, but only when they are named with `-s`; so does Revive
+    /// to QUARANTINED records, which go back only when asked for by name
+    /// (after the defect that set them aside is fixed).
     pub fn applies_to(self, s: State) -> bool {
         match self {
             Action::Expire => EXPIRING.contains(&s),
-            Action::Revive => matches!(s, State::Unreach | State::Dead),
+            Action::Revive => matches!(s, State::Unreach | State::Dead | State::Quarantined),
             Action::Kill => !matches!(s, State::Dead | State::Gone),
             Action::Prune => s == State::Dead,
         }
@@ -220,6 +223,14 @@ fn refetch_state(r: &Record) -> State {
 pub fn apply(a: Action, r: &mut Record, now: u64) {
     match a {
         Action::Expire => r.state = refetch_state(r),
+        // Back to the start: NEW goes through every stage again, whatever
+        // stage failed on it, and depends on nothing the failed stage may
+        // have half done.
+        Action::Revive if r.state == State::Quarantined => {
+            r.state = State::New;
+            r.reason.clear();
+            r.reclaims = 0;
+        }
         Action::Revive => {
             r.state = refetch_state(r);
             r.revivals = r.revivals.saturating_add(1);
@@ -496,6 +507,24 @@ mod tests {
         let mut r = rec(State::Unreach, 1000);
         apply(Action::Revive, &mut r, 2000);
         assert_eq!((r.state, r.revivals), (State::Dirty, 1));
+    }
+
+    #[test]
+    fn quarantined_records_are_revived_as_new_only_by_name() {
+        let mut r = rec(State::Quarantined, 1000);
+        r.reason = "panic: boom".into();
+        r.reclaims = 3;
+        apply(Action::Revive, &mut r, 2000);
+        assert_eq!((r.state, r.revivals, r.reclaims), (State::New, 0, 0));
+        assert_eq!(r.reason, "");
+        assert!(Action::Revive.applies_to(State::Quarantined));
+        assert!(!Action::Revive
+            .default_states()
+            .contains(&State::Quarantined));
+        assert_eq!(
+            due(&Config::default(), &rec(State::Quarantined, 0), u64::MAX),
+            None
+        );
     }
 
     #[test]

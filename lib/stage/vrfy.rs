@@ -9,17 +9,18 @@
 use std::fmt;
 use std::fs::File;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
-use encoding_rs::{Encoding, WINDOWS_1252};
+use encoding_rs::Encoding;
 use whatlang::{Detector, Lang};
 
-use crate::document::charset::{self, Detected, Kind, Quality};
+use crate::document::charset::{self, Detected, Hints, Kind, Quality, Source};
 use crate::document::dict::Dict;
 use crate::document::lang;
 use crate::document::{extract, text};
 use crate::error::{Error, Result};
 use crate::run::clock;
-use crate::run::daemon::Daemon;
+use crate::run::daemon::{Contained, Daemon};
 use crate::run::options::Parsed;
 use crate::store::cache::Cache;
 use crate::store::record::{Flags, Record, State};
@@ -29,8 +30,9 @@ use crate::{debug, info};
 pub struct Config {
     /// `--filter-charset`: the charsets allowed; empty allows any.
     pub charsets: Vec<&'static Encoding>,
-    /// `--use-charset`: for HTML and plain text that name no charset.
-    pub default_charset: &'static Encoding,
+    /// `--use-charset`: for HTML and plain text that name no charset and
+    /// are not valid UTF-8; None leaves it to the detector.
+    pub use_charset: Option<&'static Encoding>,
     /// `--max-replaced`: the largest share (0 to 1) of the visible text's
     /// characters that may be replacement characters.
     pub max_replaced: f64,
@@ -40,8 +42,9 @@ pub struct Config {
     /// `--lang-min-conf`: the least confidence (0 to 1) in an allowed
     /// language.
     pub lang_min_conf: f64,
-    /// `--lang-min-text`: the fewest characters of visible text a page
-    /// needs for its language to be judged.
+    /// `--lang-min-text`: the fewest characters of text a page needs for
+    /// its language to be judged (0: no floor; whatlang's confidence
+    /// already falls with the length of the text).
     pub lang_min_text: usize,
     /// `--lang-max-text`: bytes of text sampled for language detection; 0
     /// gives it all.
@@ -54,13 +57,15 @@ pub struct Config {
     pub dict_min: f64,
     /// Records taken per transaction.
     pub batch: usize,
-    pub detector: Detector,
+    /// whatlang, restricted to the languages that can matter; made from
+    /// `langs` on first use ([`Config::detector`]).
+    pub detector: OnceLock<Detector>,
 }
 
 /// Defaults, also the values the manual gives.
 pub const DEFAULT_MAX_REPLACED_PCT: f64 = 1.0;
 pub const DEFAULT_LANG_MIN_CONF: f64 = 0.5;
-pub const DEFAULT_LANG_MIN_TEXT: usize = 200;
+pub const DEFAULT_LANG_MIN_TEXT: usize = 0;
 pub const DEFAULT_LANG_MAX_TEXT: usize = 1024;
 pub const DEFAULT_DICT_PCT: f64 = 10.0;
 
@@ -68,7 +73,7 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             charsets: Vec::new(),
-            default_charset: WINDOWS_1252,
+            use_charset: None,
             max_replaced: DEFAULT_MAX_REPLACED_PCT / 100.0,
             langs: Vec::new(),
             lang_min_conf: DEFAULT_LANG_MIN_CONF,
@@ -78,7 +83,7 @@ impl Default for Config {
             dict_file: None,
             dict_min: DEFAULT_DICT_PCT / 100.0,
             batch: 64,
-            detector: Detector::new(),
+            detector: OnceLock::new(),
         }
     }
 }
@@ -94,7 +99,7 @@ impl Config {
         }
         Ok(Config {
             charsets: o.charsets("filter-charset")?,
-            default_charset: o.charset("use-charset")?,
+            use_charset: o.optional_charset("use-charset")?,
             max_replaced: o.share("max-replaced")?,
             langs: o.detectable_langs("filter-lang")?,
             lang_min_conf: o.share("lang-min-conf")?,
@@ -103,6 +108,21 @@ impl Config {
             dict_file,
             dict_min: o.share("filter-dict-pct")?,
             ..Config::default()
+        })
+    }
+
+    /// whatlang's detector for this configuration: with no language
+    /// filter, every language whatlang knows, so the one recorded is its
+    /// best guess; with a filter, only the filter's languages and
+    /// [`lang::COMPARISON`], which is all the filter's decision needs and
+    /// several times faster.
+    pub fn detector(&self) -> &Detector {
+        self.detector.get_or_init(|| {
+            if self.langs.is_empty() {
+                Detector::new()
+            } else {
+                Detector::with_allowlist(lang::allowlist(&self.langs))
+            }
         })
     }
 
@@ -151,7 +171,8 @@ pub enum Rejection {
     LanguageUnknown,
     /// A language outside `--filter-lang`.
     Language(&'static str),
-    /// An allowed language, below `--lang-min-conf`.
+    /// An allowed language, below `--lang-min-conf`, and no dictionary
+    /// ratio to confirm it.
     LanguageUncertain(&'static str, f64),
     /// Dictionary share and the least allowed, both in percent.
     Dictionary(f64, f64),
@@ -215,6 +236,7 @@ impl Verdict {
             .unwrap_or_default();
         if let Some(d) = &self.charset {
             r.charset = d.encoding.name().to_string();
+            r.charset_source = Some(d.source);
         }
         // A re-fetched page is judged afresh: nothing measured on an older
         // body stays.
@@ -231,6 +253,11 @@ impl Verdict {
 fn thousandths(x: f64) -> u16 {
     (x.clamp(0.0, 1.0) * 1000.0).round() as u16
 }
+
+/// Bytes of text the dictionary ratio is measured on, sampled over the
+/// text as for language detection: a share of words settles well before
+/// this, and a long page costs no more than this.
+pub const DICT_SAMPLE: usize = 16 * 1024;
 
 /// Share of control characters above which a document is binary: text has
 /// none, but a stray one in a long page is tolerated.
@@ -254,13 +281,18 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
         let mime = rec.content_type.split(';').next().unwrap_or("").trim();
         return v.reject(Rejection::ContentType(mime.to_ascii_lowercase()));
     };
-    // 4. The charset, recorded whatever follows.
-    let http = if rec.charset.is_empty() {
-        charset::content_type_charset(&rec.content_type).unwrap_or("")
-    } else {
-        rec.charset.as_str()
+    // 4. The charset, recorded whatever follows. The record's charset is
+    // the server's, unless an earlier verification decided it otherwise.
+    let http = match rec.charset_source {
+        None | Some(Source::Http) if !rec.charset.is_empty() => rec.charset.as_str(),
+        None => charset::content_type_charset(&rec.content_type).unwrap_or(""),
+        Some(_) => "",
     };
-    let det = charset::detect(body, http, kind, cfg.default_charset);
+    let hints = Hints {
+        user: cfg.use_charset,
+        tld: Some(rec.host()),
+    };
+    let det = charset::detect(body, http, kind, &hints);
     let mut v = Verdict {
         charset: Some(det),
         ..v
@@ -277,7 +309,7 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     if q.replaced_share() > UNDECODABLE_SHARE {
         return v.reject(Rejection::Undecodable(q.replaced_share() * 100.0));
     }
-    // 6. The charset filter.
+    // 6. The charset filter, on the charset however it was decided.
     if !cfg.charsets.is_empty() && !cfg.charsets.contains(&det.encoding) {
         return v.reject(Rejection::Charset(name));
     }
@@ -297,8 +329,8 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
             return v.reject(Rejection::CharsetMismatch(name, share * 100.0));
         }
     }
-    // 9. The language, recorded whether or not it is asked for, of the
-    // main text: menus and footers are often in another language (English
+    // 9 and 10. The language and the dictionary, on the page's main
+    // text: menus and footers are often in another language (English
     // "Home", "Contact") or in none. A page with no main text is judged
     // by all its visible text.
     let main = extract::main_text(&doc, kind);
@@ -307,34 +339,71 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     } else {
         main.text()
     };
-    v.language = lang::detect(&cfg.detector, &judged, cfg.lang_max_text);
+    match judge_text(cfg, &judged, &mut v) {
+        Some(r) => v.reject(r),
+        None => v,
+    }
+}
+
+/// The language and dictionary checks on `text`, the page's text as the
+/// caller chose it; fills in what they measured and returns why the page
+/// fails, if it does.
+///
+/// The rule (nlpc-vrfy(1) says it in words): with no `--filter-lang` the
+/// language is only recorded. Otherwise a page whose text is shorter than
+/// `--lang-min-text` fails. whatlang's best language outside the filter
+/// fails the page, unless whatlang calls its guess unreliable and the
+/// dictionary (the second witness) reaches `--filter-dict-pct`. A language
+/// of the filter passes if whatlang's confidence reaches
+/// `--lang-min-conf`, or, below that, if the dictionary reaches
+/// `--filter-dict-pct`; else it is uncertain. Then, with a dictionary, the
+/// ratio must reach `--filter-dict-pct` in any case.
+pub fn judge_text(cfg: &Config, text: &str, v: &mut Verdict) -> Option<Rejection> {
+    // The language, recorded whether or not it is asked for.
+    v.language = lang::detect(cfg.detector(), text, cfg.lang_max_text);
+    let ratio = |v: &mut Verdict| {
+        cfg.dict.as_ref().map(|d| {
+            *v.dict_ratio
+                .get_or_insert_with(|| d.ratio(&lang::sample(text, DICT_SAMPLE)).share())
+        })
+    };
     if !cfg.langs.is_empty() {
-        let chars = judged.chars().count();
-        if chars < cfg.lang_min_text {
-            return v.reject(Rejection::TooLittleText(chars));
+        if cfg.lang_min_text > 0 {
+            let chars = text.chars().count();
+            if chars < cfg.lang_min_text {
+                return Some(Rejection::TooLittleText(chars));
+            }
         }
         let Some(g) = v.language else {
-            return v.reject(Rejection::LanguageUnknown);
+            return Some(Rejection::LanguageUnknown);
         };
+        let witness = |v: &mut Verdict| ratio(v).is_some_and(|share| share >= cfg.dict_min);
         if !cfg.langs.contains(&g.lang) {
-            return v.reject(Rejection::Language(lang::code(g.lang)));
-        }
-        if g.confidence < cfg.lang_min_conf {
-            return v.reject(Rejection::LanguageUncertain(
+            // whatlang's unreliable guess at a short or unaccented text
+            // (a Latvian sentence without diacritics reads as French to
+            // it) yields to the dictionary; the language recorded is then
+            // the filter's first, with no confidence of whatlang's.
+            if g.reliable || !witness(v) {
+                return Some(Rejection::Language(lang::code(g.lang)));
+            }
+            v.language = Some(lang::Guess {
+                lang: cfg.langs[0],
+                confidence: 0.0,
+                reliable: false,
+            });
+        } else if g.confidence < cfg.lang_min_conf && !witness(v) {
+            return Some(Rejection::LanguageUncertain(
                 lang::code(g.lang),
                 g.confidence,
             ));
         }
     }
-    // 10. The dictionary.
-    if let Some(d) = &cfg.dict {
-        let share = d.ratio(&judged).share();
-        v.dict_ratio = Some(share);
+    if let Some(share) = ratio(v) {
         if share < cfg.dict_min {
-            return v.reject(Rejection::Dictionary(share * 100.0, cfg.dict_min * 100.0));
+            return Some(Rejection::Dictionary(share * 100.0, cfg.dict_min * 100.0));
         }
     }
-    v
+    None
 }
 
 /// One FRESH → VERIFIED/REJECTED step over up to `cfg.batch` records;
@@ -345,18 +414,31 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
         return Ok(0);
     }
     // Reading and judging happen outside any transaction, so other daemons
-    // are not held up by them.
+    // are not held up by them, and one record at a time inside `contain`,
+    // so an unreadable body or a panic in a decoder sets that record aside
+    // instead of killing the daemon on it forever.
     let mut results = Vec::with_capacity(batch.len());
+    let mut stop = None;
     for (key, rec) in &batch {
-        let body = cache.read(key)?;
-        let v = verify(cfg, rec, body.as_deref());
-        if let Some(c) = &v.charset {
-            debug!(
-                "{}: charset {} from {}",
-                rec.url,
-                c.encoding.name(),
-                c.source.name()
-            );
+        let v = match d.contain(&rec.url, || {
+            let body = cache.read(key)?;
+            Ok(verify(cfg, rec, body.as_deref()))
+        }) {
+            Ok(v) => v,
+            Err(e) => {
+                stop = Some(e);
+                break;
+            }
+        };
+        if let Contained::Done(v) = &v {
+            if let Some(c) = &v.charset {
+                debug!(
+                    "{}: charset {} ({})",
+                    rec.url,
+                    c.encoding.name(),
+                    c.source.name()
+                );
+            }
         }
         results.push(v);
     }
@@ -364,6 +446,19 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     let mut w = d.store.write()?;
     let mut done = 0;
     for ((key, rec), v) in batch.iter().zip(&results) {
+        let v = match v {
+            Contained::Done(v) => v,
+            Contained::Quarantine(why) => {
+                let mut new = rec.clone();
+                new.state = State::Quarantined;
+                new.reason = why.clone();
+                new.changed = now;
+                if w.finish(key, &new, lease)? {
+                    done += 1;
+                }
+                continue;
+            }
+        };
         let new = v.apply(rec, now);
         if !w.finish(key, &new, lease)? {
             debug!("{}: lease lost, skipped", rec.url);
@@ -375,8 +470,16 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
             None => info!("verified {} ({})", rec.url, summary(v)),
         }
     }
+    // Stopping on an error: what was done is kept, and the records not
+    // reached go back as they were.
+    for (key, rec) in &batch[results.len()..] {
+        w.finish(key, rec, lease)?;
+    }
     w.commit()?;
-    Ok(done)
+    match stop {
+        Some(e) => Err(e),
+        None => Ok(done),
+    }
 }
 
 /// "lv 0.93, dict 0.41" for the log.

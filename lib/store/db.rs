@@ -149,6 +149,15 @@ pub struct Store {
     hasher: Hasher,
 }
 
+/// What [`Write::fail_leases`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reclaimed {
+    /// Records returned to their input state.
+    pub returned: usize,
+    /// URLs of the records set aside as QUARANTINED.
+    pub quarantined: Vec<String>,
+}
+
 /// What [`Write::insert`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Inserted {

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::document::charset::Source;
+
 /// The version of the record encoding and of the database layout. A database
 /// written with another version is refused rather than misread. Every change
 /// of [`Record::encode`] or of the tables' layout must change this number
@@ -38,11 +40,16 @@ pub enum State {
     Gone = 11,
     /// Answered with a redirect; the target is a record of its own.
     Redirect = 12,
+    /// Set aside: a daemon failed on it (an error that concerns only this
+    /// record, a panic, or its daemon died while holding it too often).
+    /// No daemon takes it; `nlpc-up --force-rev -s quarantined` returns it
+    /// to NEW.
+    Quarantined = 13,
 }
 
 impl State {
     /// Every state, in the order of the crawl.
-    pub const ALL: [State; 12] = [
+    pub const ALL: [State; 13] = [
         State::New,
         State::Ready,
         State::Fresh,
@@ -55,6 +62,7 @@ impl State {
         State::Dead,
         State::Gone,
         State::Redirect,
+        State::Quarantined,
     ];
 
     /// The state's name as users type and read it.
@@ -72,6 +80,7 @@ impl State {
             State::Dead => "DEAD",
             State::Gone => "GONE",
             State::Redirect => "REDIRECT",
+            State::Quarantined => "QUARANTINED",
         }
     }
 
@@ -129,7 +138,8 @@ pub struct Record {
     pub expires: u64,
     /// The HTTP status of the last fetch, or 0.
     pub status: u16,
-    /// Why the record is UNREACH, REJECTED, EXCLUDED or REDIRECT.
+    /// Why the record is UNREACH, REJECTED, EXCLUDED, REDIRECT or
+    /// QUARANTINED (there: the error or panic message).
     pub reason: String,
     /// Revivals that failed in a row.
     pub revivals: u16,
@@ -150,7 +160,20 @@ pub struct Record {
     pub flags: u32,
     /// Redirects followed to reach this URL from the one first found.
     pub redirects: u8,
+    /// How nlpc-vrfy decided `charset`; None until it has (and in records
+    /// written before the field existed).
+    pub charset_source: Option<Source>,
+    /// Times in a row its daemon failed while holding it (a panic outside
+    /// the work on any one record); cleared when a daemon finishes it. At
+    /// [`RECLAIM_LIMIT`] it is quarantined instead of being handed out
+    /// again.
+    pub reclaims: u8,
 }
+
+/// Failures of its daemon in a row after which a record is quarantined:
+/// at three, the record is most likely what makes it fail (once is bad
+/// luck, twice can be).
+pub const RECLAIM_LIMIT: u8 = 3;
 
 /// Single-bit facts about a record.
 pub struct Flags;
@@ -192,6 +215,8 @@ impl Record {
             last_modified: String::new(),
             flags: 0,
             redirects: 0,
+            charset_source: None,
+            reclaims: 0,
         }
     }
 
@@ -239,6 +264,15 @@ impl Record {
         put_str(&mut w, &self.last_modified);
         put_varint(&mut w, self.flags as u64);
         w.push(self.redirects);
+        // Last, and left out while unknown and zero, so that a record
+        // written before the fields existed decodes with them unknown; the
+        // source (0 while unknown) comes first whenever anything follows.
+        if self.charset_source.is_some() || self.reclaims != 0 {
+            w.push(self.charset_source.map_or(0, |s| s as u8));
+        }
+        if self.reclaims != 0 {
+            w.push(self.reclaims);
+        }
         w
     }
 
@@ -280,6 +314,14 @@ impl Record {
         let last_modified = r.string()?;
         let flags = u32::try_from(r.varint()?).map_err(|_| "flags out of range")?;
         let redirects = r.byte()?;
+        let charset_source = match r.at < b.len() {
+            false => None,
+            true => match r.byte()? {
+                0 => None,
+                n => Some(Source::from_u8(n).ok_or("unknown charset source")?),
+            },
+        };
+        let reclaims = if r.at < b.len() { r.byte()? } else { 0 };
         if r.at != b.len() {
             return Err("trailing bytes");
         }
@@ -308,6 +350,8 @@ impl Record {
             last_modified,
             flags,
             redirects,
+            charset_source,
+            reclaims,
         })
     }
 
@@ -430,8 +474,30 @@ mod tests {
         r.last_modified = "Tue, 15 Nov 1994 12:45:26 GMT".into();
         r.flags = Flags::NOFOLLOW | Flags::SEED;
         r.redirects = 3;
+        r.charset_source = Some(Source::MetaLate);
+        r.reclaims = 2;
         let enc = r.encode();
         assert_eq!(Record::decode(&enc).unwrap(), r);
+        // Without the last two fields, as records were written before them:
+        // the same record, the source unknown and no reclaims.
+        let old = &enc[..enc.len() - 2];
+        let back = Record::decode(old).unwrap();
+        assert_eq!(back.charset_source, None);
+        assert_eq!(
+            Record {
+                charset_source: None,
+                reclaims: 0,
+                ..r.clone()
+            },
+            back
+        );
+        // Without the count alone: the source kept.
+        let uncounted = Record::decode(&enc[..enc.len() - 1]).unwrap();
+        assert_eq!(uncounted.charset_source, Some(Source::MetaLate));
+        assert_eq!(uncounted.reclaims, 0);
+        let mut bad = enc[..enc.len() - 1].to_vec();
+        *bad.last_mut().unwrap() = 0xEE;
+        assert_eq!(Record::decode(&bad), Err("unknown charset source"));
         assert_eq!(Record::decode_url(&enc).unwrap(), r.url);
         assert_eq!(Record::decode_addr(&enc).unwrap(), r.addr);
     }
@@ -451,6 +517,21 @@ mod tests {
     }
 
     #[test]
+    fn reclaim_count_is_written_only_when_set() {
+        let mut r = Record::new("http://a/", 1);
+        let plain = r.encode();
+        r.reclaims = 1;
+        let counted = r.encode();
+        // The count and the (unknown) charset source before it.
+        assert_eq!(counted.len(), plain.len() + 2);
+        assert_eq!(Record::decode(&counted).unwrap().reclaims, 1);
+        assert_eq!(Record::decode(&plain).unwrap().reclaims, 0);
+        let mut junk = counted.clone();
+        junk.push(0);
+        assert_eq!(Record::decode(&junk), Err("trailing bytes"));
+    }
+
+    #[test]
     fn state_names_parse_both_ways() {
         for s in State::ALL {
             assert_eq!(s.name().parse::<State>().unwrap(), s);
@@ -458,5 +539,6 @@ mod tests {
         }
         assert_eq!("fetched".parse::<State>().unwrap(), State::Fresh);
         assert!("bogus".parse::<State>().is_err());
+        assert_eq!("quarantined".parse::<State>().unwrap(), State::Quarantined);
     }
 }

@@ -6,7 +6,7 @@ use lmdb::{Cursor, Transaction};
 
 use super::db::*;
 use crate::error::{Error, Result};
-use crate::store::record::{Lease, Record, State};
+use crate::store::record::{Lease, Record, State, RECLAIM_LIMIT};
 
 pub(super) fn index_byte(state: State, leased: bool) -> u8 {
     state as u8 | if leased { LEASED } else { 0 }
@@ -523,6 +523,9 @@ impl<'s> Write<'s> {
             Some(cur) if cur.lease == Some(lease) => {
                 let mut rec = rec.clone();
                 rec.lease = None;
+                // Its daemon lived to give it back: the failures before
+                // were not its fault.
+                rec.reclaims = 0;
                 self.update(key, &rec)?;
                 Ok(true)
             }
@@ -531,29 +534,63 @@ impl<'s> Write<'s> {
     }
 
     /// Returns every lease whose owner `alive` says is gone to the record's
-    /// input state. Returns how many were reclaimed.
+    /// input state. Returns how many were reclaimed. A dead owner's leases
+    /// are not held against the records: an owner killed from outside (an
+    /// operator, the OOM killer) looks the same as one that crashed.
     pub fn reclaim(&mut self, alive: impl Fn(Lease) -> bool) -> Result<usize> {
-        let mut dead = Vec::new();
+        Ok(self.end_leases(|l| !alive(l), false, 0)?.returned)
+    }
+
+    /// Ends the leases of process `pid`, which failed while holding them (a
+    /// panic outside the work on any one record). Each record counts such
+    /// failures in a row (cleared by [`Write::finish`]); at
+    /// [`RECLAIM_LIMIT`] it is set aside as QUARANTINED (changed at `now`)
+    /// instead of going back to its input state, so a record that makes its
+    /// daemon fail is not handed out forever.
+    pub fn fail_leases(&mut self, pid: u32, now: u64) -> Result<Reclaimed> {
+        self.end_leases(|l| l.pid == pid, true, now)
+    }
+
+    fn end_leases(
+        &mut self,
+        end: impl Fn(Lease) -> bool,
+        count: bool,
+        now: u64,
+    ) -> Result<Reclaimed> {
+        let mut leased = Vec::new();
         for state in State::ALL {
             walk_index(self.store, &self.txn, index_byte(state, true), None, |k| {
-                dead.push(k);
+                leased.push(k);
                 Ok(true)
             })?;
         }
-        let mut n = 0;
-        for key in dead {
+        let mut out = Reclaimed::default();
+        for key in leased {
             let Some(mut rec) = self.get(&key)? else {
                 return Err(self.store.corrupt(&key.0, "index names a missing record"));
             };
             match rec.lease {
-                Some(l) if alive(l) => continue,
+                Some(l) if !end(l) => continue,
                 _ => {}
             }
             rec.lease = None;
+            if count {
+                rec.reclaims = rec.reclaims.saturating_add(1);
+            }
+            if count && rec.reclaims >= RECLAIM_LIMIT {
+                rec.reason = format!(
+                    "its daemon failed {} times while holding it (in {})",
+                    rec.reclaims, rec.state
+                );
+                rec.state = State::Quarantined;
+                rec.changed = now;
+                out.quarantined.push(rec.url.clone());
+            } else {
+                out.returned += 1;
+            }
             self.update(&key, &rec)?;
-            n += 1;
         }
-        Ok(n)
+        Ok(out)
     }
 
     /// Stores a value in one of the free-form tables.

@@ -18,8 +18,15 @@ use std::time::Instant;
 use nlpcrawl::document::charset::{self, Kind};
 use nlpcrawl::document::extract;
 
+/// No header and no host name: the charset comes from the page, or is
+/// sniffed, as nlpc-vrfy finds it without --use-charset.
+const HINTS: charset::Hints<'static> = charset::Hints {
+    user: None,
+    tld: None,
+};
+
 fn extract_bytes(body: &[u8]) -> extract::MainText {
-    let det = charset::detect(body, "", Kind::Html, encoding_rs::WINDOWS_1252);
+    let det = charset::detect(body, "", Kind::Html, &HINTS);
     let doc = charset::decode(body, &det);
     extract::main_text(&doc, Kind::Html)
 }
@@ -184,7 +191,7 @@ fn main() {
         }
         if flag == "--explain" {
             let body = std::fs::read(list).expect("page");
-            let det = charset::detect(&body, "", Kind::Html, encoding_rs::WINDOWS_1252);
+            let det = charset::detect(&body, "", Kind::Html, &HINTS);
             for l in extract::explain(&charset::decode(&body, &det)) {
                 println!("{l}");
             }

@@ -337,10 +337,9 @@ impl Parsed {
         self.required(key, n)
     }
 
-    /// A charset.
-    pub fn charset(&self, key: &str) -> Result<&'static Encoding> {
-        let e = self.typed(key, |_, v| check::encoding(v))?;
-        self.required(key, e)
+    /// A charset, or None when the option is neither given nor defaulted.
+    pub fn optional_charset(&self, key: &str) -> Result<Option<&'static Encoding>> {
+        self.typed(key, |_, v| check::encoding(v))
     }
 
     /// A repeatable option's items: every occurrence (lists split on white

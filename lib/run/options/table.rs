@@ -477,9 +477,9 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "use-charset",
         "label",
-        "iso-8859-1",
+        "",
         Check::Charset,
-        "charset of HTML and text that name none",
+        "charset of HTML and text that name none and are not UTF-8 (default: detect)",
         NLPCD | VRFY,
     ),
     value(
@@ -501,7 +501,7 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "lang-min-text",
         "n",
-        "200",
+        "0",
         int(0, MAX),
         "fewest characters of text to judge the language of",
         VRFY,

@@ -322,6 +322,8 @@ impl Fetcher<'_> {
         r.revivals = 0;
         r.content_type = h.content_type.clone();
         r.charset = charset::canonical(&h.charset).unwrap_or_else(|| h.charset.clone());
+        // The header's charset, which nlpc-vrfy has yet to weigh.
+        r.charset_source = None;
         r.language = h.languages.first().cloned().unwrap_or_default();
         r.etag = h.etag.clone();
         r.last_modified = h.last_modified.clone();

@@ -3,6 +3,7 @@
 //! means for its address's pacing.
 
 use super::*;
+use crate::run::daemon::catch_panic;
 
 impl Fetcher<'_> {
     /// Starts whatever requests politeness allows now.
@@ -221,9 +222,27 @@ impl Fetcher<'_> {
                 // If storing fails (a full disk), the record must still be
                 // returned to its state when the fetcher stops.
                 let held = (*job).clone();
-                if let Err(e) = self.page_done(*job, resp) {
-                    self.unfinished.push(held);
-                    return Err(e);
+                // A panic on one answer (a defect a hostile page found)
+                // sets that record aside and the fetcher goes on. page_done
+                // runs outside any transaction (outcomes are committed
+                // later); a panic in it can leave a figure counted or a
+                // body file written for the record it quarantines, nothing
+                // that misleads the next record.
+                match catch_panic(&held.rec.url, || self.page_done(*job, resp)) {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => {
+                        self.unfinished.push(held);
+                        return Err(e);
+                    }
+                    Err(why) => {
+                        info!("quarantined {}: {why}", held.rec.url);
+                        self.stats.errors += 1;
+                        let mut r = held.rec.clone();
+                        r.state = State::Quarantined;
+                        r.reason = why;
+                        r.changed = clock::now();
+                        self.push_outcome(held, r, Vec::new(), None);
+                    }
                 }
             }
         }

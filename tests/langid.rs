@@ -1,0 +1,175 @@
+//! Language identification of short and long texts in Latvian and its
+//! neighbours (tests/data/lang, written for these tests), under
+//! nlpc-vrfy's rule: whatlang's guess and confidence, with the dictionary
+//! as the second witness.
+
+use std::path::PathBuf;
+
+use nlpcrawl::document::dict::Dict;
+use nlpcrawl::document::lang;
+use nlpcrawl::stage::vrfy::{judge_text, Config, Rejection, Verdict};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(name: &str) -> String {
+    let p = root().join("tests/data/lang").join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn latvian(dict: bool) -> Config {
+    Config {
+        langs: vec![lang::parse_detectable("lv").unwrap()],
+        dict: dict.then(|| Dict::load(&root().join("tests/data/vrfy/lv.dict")).unwrap()),
+        ..Config::default()
+    }
+}
+
+/// The verdict on one text: what was recorded and why it failed.
+fn judge(cfg: &Config, name: &str) -> (Verdict, Option<Rejection>) {
+    let mut v = Verdict::default();
+    let r = judge_text(cfg, &text(name), &mut v);
+    (v, r)
+}
+
+fn code(v: &Verdict) -> &'static str {
+    v.language.map_or("-", |g| lang::code(g.lang))
+}
+
+#[test]
+fn every_text_is_identified_without_a_filter() {
+    let open = Config::default();
+    for (file, want) in [
+        ("lv-long.txt", "lv"),
+        ("lv-short.txt", "lv"),
+        ("lv-long-ascii.txt", "lv"),
+        ("lt-long.txt", "lt"),
+        ("lt-short.txt", "lt"),
+        ("et-long.txt", "et"),
+        ("et-short.txt", "et"),
+        ("ru-long.txt", "ru"),
+        ("ru-short.txt", "ru"),
+    ] {
+        let (v, r) = judge(&open, file);
+        assert_eq!(r, None, "{file}: no filter, no rejection");
+        assert_eq!(code(&v), want, "{file}");
+        let g = v.language.unwrap();
+        // Long texts are certain; a confidence is stored either way.
+        if file.contains("long") {
+            assert!(g.reliable && g.confidence > 0.9, "{file}: {g:?}");
+        }
+        assert!((0.0..=1.0).contains(&g.confidence), "{file}: {g:?}");
+    }
+}
+
+#[test]
+fn one_latvian_sentence_is_judged_by_confidence_not_length() {
+    // Formerly rejected as too little text (under 200 characters).
+    let t = text("lv-short.txt");
+    assert!(t.chars().count() < 50);
+    for dict in [false, true] {
+        let (v, r) = judge(&latvian(dict), "lv-short.txt");
+        assert_eq!(r, None, "dictionary {dict}");
+        assert_eq!(code(&v), "lv");
+        assert!(v.language.unwrap().confidence >= 0.5);
+    }
+    // The floor is still there for whoever asks for it.
+    let cfg = Config {
+        lang_min_text: 200,
+        ..latvian(false)
+    };
+    assert!(matches!(
+        judge(&cfg, "lv-short.txt").1,
+        Some(Rejection::TooLittleText(n)) if n < 50
+    ));
+}
+
+#[test]
+fn the_neighbours_are_rejected_by_name_short_or_long() {
+    for dict in [false, true] {
+        let cfg = latvian(dict);
+        for (file, want) in [
+            ("lt-long.txt", "lt"),
+            ("lt-short.txt", "lt"),
+            ("et-long.txt", "et"),
+            ("et-short.txt", "et"),
+            ("ru-long.txt", "ru"),
+            ("ru-short.txt", "ru"),
+        ] {
+            let (v, r) = judge(&cfg, file);
+            assert_eq!(
+                r,
+                Some(Rejection::Language(want)),
+                "{file}, dictionary {dict}"
+            );
+            // The language recorded is whatlang's.
+            assert_eq!(code(&v), want, "{file}");
+        }
+    }
+}
+
+#[test]
+fn a_sentence_without_diacritics_needs_the_dictionary() {
+    // whatlang cannot place a short Latvian sentence written without
+    // diacritics: its guess is some other language, and unreliable.
+    let (v, r) = judge(&latvian(false), "lv-short-ascii.txt");
+    let g = v.language.unwrap();
+    assert!(!g.reliable, "{g:?}");
+    assert_ne!(code(&v), "lv", "{g:?}");
+    assert_eq!(r, Some(Rejection::Language(code(&v))));
+    // The dictionary, the second witness, overrules the unreliable guess:
+    // recorded as the filter's language, with no confidence of whatlang's.
+    let (v, r) = judge(&latvian(true), "lv-short-ascii.txt");
+    assert_eq!(r, None);
+    assert_eq!(code(&v), "lv");
+    assert_eq!(v.language.unwrap().confidence, 0.0);
+    assert!(v.dict_ratio.unwrap() >= 0.1, "{:?}", v.dict_ratio);
+    // A long text without diacritics is still Latvian to whatlang.
+    let (v, r) = judge(&latvian(true), "lv-long-ascii.txt");
+    assert_eq!((code(&v), r), ("lv", None));
+    assert!(v.language.unwrap().reliable);
+}
+
+#[test]
+fn latgalian_reads_as_latvian_and_only_the_dictionary_tells() {
+    // whatlang has no Latgalian: it calls this text Latvian, and sure of it.
+    let (v, r) = judge(&latvian(false), "ltg-long.txt");
+    assert_eq!((code(&v), r), ("lv", None));
+    assert!(v.language.unwrap().reliable);
+    // A Standard Latvian dictionary finds far fewer of its words than of a
+    // Latvian text's, and here too few.
+    let cfg = latvian(true);
+    let (ltg, r) = judge(&cfg, "ltg-long.txt");
+    let (lv, _) = judge(&cfg, "lv-long.txt");
+    let (ltg, lv) = (ltg.dict_ratio.unwrap(), lv.dict_ratio.unwrap());
+    assert!(ltg * 2.0 < lv, "ltg {ltg} lv {lv}");
+    assert!(matches!(r, Some(Rejection::Dictionary(..))), "{r:?}");
+}
+
+#[test]
+fn the_restricted_detector_agrees_with_the_full_one() {
+    // Under a filter whatlang compares only the filter's languages and
+    // lang::COMPARISON: on these texts it names the same language.
+    let open = Config::default();
+    let cfg = Config {
+        langs: vec![
+            lang::parse_detectable("lv").unwrap(),
+            lang::parse_detectable("lt").unwrap(),
+        ],
+        ..Config::default()
+    };
+    for f in [
+        "lv-long.txt",
+        "lv-short.txt",
+        "lt-long.txt",
+        "lt-short.txt",
+        "et-long.txt",
+        "ru-long.txt",
+        "ltg-long.txt",
+    ] {
+        let (a, _) = judge(&open, f);
+        let (b, _) = judge(&cfg, f);
+        assert_eq!(code(&a), code(&b), "{f}");
+    }
+}
