@@ -562,6 +562,6 @@ fn language_of_the_main_text() {
     assert_eq!(lang::code(v.language.unwrap().lang), "lv");
     // The same page as all its visible text would have been English.
     let all = nlpcrawl::document::text::visible(&page, charset::Kind::Html).text;
-    let g = lang::detect(&cfg.detector, &all, 0).unwrap();
+    let g = lang::detect(cfg.detector(), &all, 0).unwrap();
     assert_eq!(lang::code(g.lang), "en");
 }
