@@ -627,3 +627,40 @@ fn a_dump_of_10k_records_while_a_writer_is_active_is_one_snapshot() {
         assert_eq!(idx[&r.url], blake3::hash(body.as_bytes()).to_hex().as_str());
     }
 }
+
+/// A page's text file holds its main text, a block a line, without its
+/// menu, banner and footer.
+#[test]
+fn text_files_hold_the_main_text_a_block_a_line() {
+    let c = Crawl::new();
+    let st = c.store();
+    let p1 = "Rīgā šonedēļ sāka atjaunot veco tiltu pār Daugavu, un darbi, kā sola \
+              būvnieki, ilgs līdz rudenim, jo pēc ziemas ir jāpārbauda visi balsti un arī \
+              tie akmeņi, kas ir zem ūdens.";
+    let p2 = "Kamēr tilts būs slēgts, pilsētas iedzīvotāji varēs izmantot prāmi, kas kursēs \
+              ik pēc pusstundas, bet naktīs tas nekursēs, tāpēc pašvaldība lūdz braucienus \
+              plānot jau laikus un, ja vien var, izvēlēties citus ceļus.";
+    let body = format!(
+        "<html><head><meta charset=utf-8><title>Tilts</title></head><body>\
+         <div id=cookie-banner>Mēs izmantojam sīkdatnes. <button>Labi</button></div>\
+         <nav><a href=/>Sākums</a> <a href=/zinas>Ziņas</a></nav>\
+         <article><h1>Tilts būs slēgts</h1><p>{p1}</p><p>{p2}</p></article>\
+         <footer>&copy; 2026 Ziņas. <a href=/kontakti>Kontakti</a></footer></body></html>"
+    );
+    plant_page(
+        &c,
+        &st,
+        "http://a.test/tilts",
+        State::Verified,
+        body.as_bytes(),
+        |_| {},
+    );
+    let dir = c.tmp.path().join("text");
+    let log = dump(&c, &["--text", dir.to_str().unwrap()]);
+    assert!(log.contains(", 1 text files"), "{log}");
+    let idx = index(&dir);
+    assert_eq!(
+        std::fs::read_to_string(dir.join(&idx[0][0])).unwrap(),
+        format!("Tilts būs slēgts\n{p1}\n{p2}\n")
+    );
+}

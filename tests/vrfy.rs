@@ -528,3 +528,40 @@ fn sigkill_mid_run_loses_and_duplicates_nothing() {
     })
     .unwrap();
 }
+
+/// The language is the main text's: a Latvian article wrapped in a long
+/// English cookie banner, menu and footer is Latvian, though most of its
+/// visible text is English.
+#[test]
+fn language_of_the_main_text() {
+    let english = "We use cookies and similar technologies to remember your choices, \
+        to measure how the site is used and to show you advertising that may be of \
+        interest to you; you can change your mind at any time in the settings, and \
+        you can read more about how we use your data in our privacy policy. ";
+    let page = format!(
+        "<html><head><meta charset=utf-8><title>Ziņas</title></head><body>\
+         <div class=cookie-consent><p>{english}{english}</p></div>\
+         <nav><a href=/>Home</a> <a href=/news>News</a> <a href=/about>About us</a></nav>\
+         <article><h1>Tilts būs slēgts</h1>\
+         <p>Rīgā šonedēļ sāka atjaunot veco tiltu pār Daugavu, un darbi, kā sola \
+         būvnieki, ilgs līdz rudenim, jo pēc ziemas ir jāpārbauda visi balsti.</p>\
+         <p>Kamēr tilts būs slēgts, iedzīvotāji varēs izmantot prāmi, kas kursēs ik \
+         pēc pusstundas, bet naktīs tas nekursēs, tāpēc braucieni jāplāno laikus.</p>\
+         </article><footer><p>{english}</p></footer></body></html>"
+    );
+    let mut r = Record::new("http://lv.test/tilts", 1);
+    r.state = State::Fresh;
+    r.content_type = "text/html".into();
+    let cfg = Config {
+        langs: vec![lang::parse_detectable("lv").unwrap()],
+        lang_min_text: 100,
+        ..Config::default()
+    };
+    let v = verify(&cfg, &r, Some(page.as_bytes()));
+    assert_eq!(v.rejection, None);
+    assert_eq!(lang::code(v.language.unwrap().lang), "lv");
+    // The same page as all its visible text would have been English.
+    let all = nlpcrawl::document::text::visible(&page, charset::Kind::Html).text;
+    let g = lang::detect(cfg.detector(), &all, 0).unwrap();
+    assert_eq!(lang::code(g.lang), "en");
+}

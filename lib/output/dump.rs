@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::document::charset::{self, Kind};
 use crate::document::escape::controls;
 use crate::document::lang::{self, Language};
+use crate::document::{extract, text};
 use crate::error::{Error, Result};
 use crate::output::warc::{self, Writer};
 use crate::run::clock;
@@ -389,7 +390,7 @@ impl TextSink {
         })
     }
 
-    /// Writes the visible text of one version and its index line; false
+    /// Writes the main text of one version and its index line; false
     /// when the version is not a text document.
     fn version(&mut self, it: &Item<'_>, body: &[u8]) -> Result<bool> {
         let Some(kind) = Kind::of(&it.v.content_type) else {
@@ -409,8 +410,17 @@ impl TextSink {
         };
         let det = charset::detect(body, &it.v.charset, kind, &hints);
         let doc = charset::decode(body, &det);
-        let mut text = crate::document::text::visible(&doc, kind).text;
-        text.push('\n');
+        // The main text, a block a line; a page with none (a menu, a
+        // form, a page of a few words) keeps all its visible text, on one
+        // line, as nlpc-vrfy judged it.
+        let main = extract::main_text(&doc, kind);
+        let text = if main.blocks.is_empty() {
+            let mut t = text::visible(&doc, kind).text;
+            t.push('\n');
+            t
+        } else {
+            main.text()
+        };
         let host = match it.rec.host() {
             "" | "." | ".." => "_",
             h if h.contains('/') => "_",

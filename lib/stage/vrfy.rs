@@ -17,7 +17,7 @@ use whatlang::{Detector, Lang};
 use crate::document::charset::{self, Detected, Hints, Kind, Quality, Source};
 use crate::document::dict::Dict;
 use crate::document::lang;
-use crate::document::text;
+use crate::document::{extract, text};
 use crate::error::{Error, Result};
 use crate::run::clock;
 use crate::run::daemon::{Contained, Daemon};
@@ -329,8 +329,17 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
             return v.reject(Rejection::CharsetMismatch(name, share * 100.0));
         }
     }
-    // 9 and 10. The language and the dictionary, on the page's text.
-    match judge_text(cfg, &vis.text, &mut v) {
+    // 9 and 10. The language and the dictionary, on the page's main
+    // text: menus and footers are often in another language (English
+    // "Home", "Contact") or in none. A page with no main text is judged
+    // by all its visible text.
+    let main = extract::main_text(&doc, kind);
+    let judged = if main.blocks.is_empty() {
+        vis.text
+    } else {
+        main.text()
+    };
+    match judge_text(cfg, &judged, &mut v) {
         Some(r) => v.reject(r),
         None => v,
     }

@@ -1,0 +1,462 @@
+//! Segmentation: one tokenizer pass cuts the page into blocks at
+//! block-level tags (and at a double `<br>`), and notes for each what the
+//! classifier weighs: its text, how much of it is link text, whether it is
+//! a heading or a list item, and whether it sits in a region the markup
+//! calls boilerplate (`<nav>`, `<footer>`, `<aside>`, a page `<header>`, or
+//! a class or id such as "menu", "sidebar", "cookie").
+//!
+//! The tokenizer builds no tree, so open elements are kept on a small stack
+//! the way a browser mostly would: an end tag closes everything opened
+//! after its start tag; an end tag with no open start tag is ignored.
+
+use crate::document::markup::{self, Mode, Sink};
+
+/// Deepest element stack kept; deeper elements are read as text of their
+/// parent, which bounds memory on hostile markup.
+const MAX_DEPTH: usize = 256;
+
+/// What the markup around a block says about it.
+pub mod flag {
+    /// Inside a heading, `<h1>` to `<h6>`.
+    pub const HEADING: u16 = 1;
+    /// Inside a list item (or a definition list's term or description).
+    pub const LIST: u16 = 1 << 1;
+    /// Inside a navigation, footer, aside or page header, or an element
+    /// whose class or id names boilerplate.
+    pub const BOILER: u16 = 1 << 2;
+    /// Inside `<article>` or `<main>`.
+    pub const ARTICLE: u16 = 1 << 3;
+    /// Never shown: script, style, `hidden`, `display:none`, and form
+    /// controls, whose text is not prose.
+    pub const HIDDEN: u16 = 1 << 4;
+    /// Inside `<title>` in the head.
+    pub const TITLE: u16 = 1 << 5;
+    /// Inside a link.
+    pub const LINK: u16 = 1 << 6;
+    /// Inside `<head>`.
+    pub const HEAD: u16 = 1 << 7;
+    /// Inside an element whose class or id names a menu, a sidebar or the
+    /// like: boilerplate, unless the region turns out to hold the prose
+    /// (pages name wrappers "content-sidebar" or "menu-open").
+    pub const NAMED: u16 = 1 << 8;
+}
+
+/// A block as the segmenter leaves it.
+#[derive(Debug, Default)]
+pub struct Raw {
+    pub text: String,
+    /// Characters of text, and of link text.
+    pub chars: usize,
+    pub link_chars: usize,
+    /// Flags of the context where its text began.
+    pub flags: u16,
+    /// The innermost [`flag::NAMED`] element around it (numbered from 1
+    /// in document order), 0 for none.
+    pub region: u32,
+}
+
+struct Open {
+    name: [u8; 12],
+    len: u8,
+    /// This element's and its ancestors' flags.
+    flags: u16,
+    region: u32,
+}
+
+impl Open {
+    fn is(&self, name: &[u8]) -> bool {
+        name.len() <= self.name.len() && &self.name[..self.len as usize] == name
+    }
+}
+
+fn void(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"area"
+            | b"base"
+            | b"br"
+            | b"col"
+            | b"embed"
+            | b"hr"
+            | b"img"
+            | b"input"
+            | b"link"
+            | b"meta"
+            | b"param"
+            | b"source"
+            | b"track"
+            | b"wbr"
+            | b"keygen"
+    )
+}
+
+/// Elements that sit inside a line of text; every other tag ends a block.
+fn inline(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"a" | b"abbr"
+            | b"acronym"
+            | b"b"
+            | b"bdi"
+            | b"bdo"
+            | b"big"
+            | b"cite"
+            | b"code"
+            | b"data"
+            | b"del"
+            | b"dfn"
+            | b"em"
+            | b"font"
+            | b"i"
+            | b"ins"
+            | b"kbd"
+            | b"mark"
+            | b"nobr"
+            | b"q"
+            | b"s"
+            | b"samp"
+            | b"small"
+            | b"span"
+            | b"strike"
+            | b"strong"
+            | b"sub"
+            | b"sup"
+            | b"time"
+            | b"tt"
+            | b"u"
+            | b"var"
+            | b"wbr"
+            | b"br"
+            | b"img"
+            | b"label"
+    )
+}
+
+/// The flags an element adds by its name.
+fn tag_flags(name: &[u8], parent: u16) -> u16 {
+    match name {
+        b"h1" | b"h2" | b"h3" | b"h4" | b"h5" | b"h6" => flag::HEADING,
+        b"li" | b"dt" | b"dd" => flag::LIST,
+        b"nav" | b"footer" | b"aside" | b"menu" => flag::BOILER,
+        // A page's header is its masthead; an article's, its headline.
+        b"header" if parent & flag::ARTICLE == 0 => flag::BOILER,
+        b"article" | b"main" => flag::ARTICLE,
+        b"script" | b"style" | b"template" | b"noscript" | b"noembed" | b"noframes" | b"iframe"
+        | b"select" | b"textarea" | b"button" | b"svg" | b"math" => flag::HIDDEN,
+        _ => 0,
+    }
+}
+
+/// Words of a class or id that always name boilerplate, whatever the
+/// region holds: comments are prose, but not the page's.
+fn hard_word(w: &[u8]) -> bool {
+    matches!(
+        w,
+        b"comment" | b"comments" | b"cookie" | b"cookies" | b"consent"
+    )
+}
+
+/// Words of a class or id that name boilerplate. Matched against the
+/// value's parts between non-alphanumeric characters, whole, so "nav"
+/// is not found in "canvas".
+fn boiler_word(w: &[u8]) -> bool {
+    matches!(
+        w,
+        b"nav"
+            | b"navbar"
+            | b"navigation"
+            | b"menu"
+            | b"footer"
+            | b"sidebar"
+            | b"comment"
+            | b"comments"
+            | b"cookie"
+            | b"cookies"
+            | b"consent"
+            | b"share"
+            | b"sharing"
+            | b"social"
+            | b"related"
+            | b"breadcrumb"
+            | b"breadcrumbs"
+            | b"banner"
+            | b"ad"
+            | b"ads"
+            | b"advert"
+            | b"advertisement"
+            | b"widget"
+            | b"promo"
+            | b"newsletter"
+            | b"subscribe"
+            | b"masthead"
+            | b"toolbar"
+            | b"pagination"
+            | b"skip"
+            | b"popup"
+            | b"modal"
+    )
+}
+
+/// The flag a class or id value earns: BOILER, NAMED or none.
+fn names_boiler(value: &[u8]) -> u16 {
+    let mut f = 0;
+    // Blogs class a post by its tags and categories ("tag-share",
+    // "category-social"): the post's subject, not its region.
+    let named = value
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|c| {
+            let c = c.to_ascii_lowercase();
+            !(c.starts_with(b"tag-") || c.starts_with(b"category-") || c.starts_with(b"cat-"))
+        })
+        .flat_map(|c| c.split(|b| !b.is_ascii_alphanumeric()));
+    for w in named {
+        if w.len() < 2 || w.len() > 13 {
+            continue;
+        }
+        let w = w.to_ascii_lowercase();
+        if hard_word(&w) {
+            return flag::BOILER;
+        }
+        if boiler_word(&w) {
+            f = flag::NAMED;
+        }
+    }
+    f
+}
+
+fn hides(style: &[u8]) -> bool {
+    let s: Vec<u8> = style
+        .iter()
+        .filter(|b| !b.is_ascii_whitespace())
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    let has = |n: &[u8]| s.windows(n.len()).any(|w| w == n);
+    has(b"display:none") || has(b"visibility:hidden")
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
+}
+
+struct Segmenter {
+    stack: Vec<Open>,
+    /// Elements opened past [`MAX_DEPTH`], not on the stack.
+    overflow: usize,
+    /// Flags of the start tag being read, from its name and attributes.
+    pending: u16,
+    pending_name: Vec<u8>,
+    html: bool,
+    honour_self_closing: bool,
+    cur: Raw,
+    /// White space is owed before the next text.
+    space: bool,
+    /// A `<br>` ended the last line and no text came since.
+    br: bool,
+    blocks: Vec<Raw>,
+    title: String,
+    regions: u32,
+}
+
+impl Segmenter {
+    fn flags(&self) -> u16 {
+        self.stack.last().map_or(0, |o| o.flags)
+    }
+
+    fn cut(&mut self) {
+        if self.cur.chars > 0 {
+            self.blocks.push(std::mem::take(&mut self.cur));
+        } else {
+            self.cur = Raw::default();
+        }
+        self.space = false;
+        self.br = false;
+    }
+
+    fn push_text(&mut self, s: &[u8]) {
+        let flags = self.flags();
+        if flags & flag::HIDDEN != 0 {
+            return;
+        }
+        let s = String::from_utf8_lossy(s);
+        if flags & flag::TITLE != 0 {
+            if self.title.len() < 4096 {
+                self.title.push_str(&s);
+            }
+            return;
+        }
+        for (i, run) in s
+            .split(|c: char| c.is_ascii() && is_space(c as u8))
+            .enumerate()
+        {
+            if i > 0 {
+                self.space = true;
+            }
+            if run.is_empty() {
+                continue;
+            }
+            if self.cur.chars == 0 {
+                self.cur.flags = flags;
+                self.cur.region = self.stack.last().map_or(0, |o| o.region);
+            } else if self.space {
+                self.cur.text.push(' ');
+                self.cur.chars += 1;
+            }
+            self.space = false;
+            self.br = false;
+            let n = run.chars().count();
+            self.cur.text.push_str(run);
+            self.cur.chars += n;
+            if flags & flag::LINK != 0 {
+                self.cur.link_chars += n;
+            }
+        }
+    }
+
+    fn pop_to(&mut self, name: &[u8]) {
+        if let Some(i) = self.stack.iter().rposition(|o| o.is(name)) {
+            self.stack.truncate(i);
+        } else if self.overflow > 0 {
+            self.overflow -= 1;
+        }
+    }
+}
+
+impl Sink for Segmenter {
+    fn open(&mut self, name: &[u8]) -> bool {
+        self.pending_name.clear();
+        self.pending_name.extend_from_slice(name);
+        self.pending = 0;
+        true
+    }
+
+    fn attr(&mut self, name: &[u8], value: &[u8]) {
+        match name {
+            b"class" | b"id" => self.pending |= names_boiler(value),
+            b"hidden" => self.pending |= flag::HIDDEN,
+            b"aria-hidden" if value.eq_ignore_ascii_case(b"true") => self.pending |= flag::HIDDEN,
+            b"style" if hides(value) => self.pending |= flag::HIDDEN,
+            b"href" if self.pending_name == b"a" => self.pending |= flag::LINK,
+            _ => {}
+        }
+    }
+
+    fn close(&mut self, name: &[u8], self_closing: bool) {
+        if !self.html {
+            self.cut();
+            return;
+        }
+        if name == b"br" {
+            if self.br {
+                self.cut();
+            } else {
+                self.space = true;
+                self.br = true;
+            }
+            return;
+        }
+        if !inline(name) {
+            self.cut();
+        }
+        if void(name) || (self_closing && self.honour_self_closing) {
+            return;
+        }
+        // A new item, row or paragraph closes an open sibling.
+        if matches!(
+            name,
+            b"li" | b"p" | b"dt" | b"dd" | b"tr" | b"td" | b"th" | b"option"
+        ) && self.stack.last().is_some_and(|o| o.is(name))
+        {
+            self.stack.pop();
+        }
+        let parent = self.flags();
+        let mut flags = parent | tag_flags(name, parent) | self.pending;
+        if name == b"head" {
+            flags |= flag::HEAD;
+        }
+        // <title> sits in <head>, which hides; its text is the title. The
+        // title of an SVG (or any other hidden one) is no document title,
+        // nor is a second one.
+        if name == b"title" && (parent & flag::HIDDEN == 0 || parent & flag::HEAD != 0) {
+            flags = (flags & !flag::HIDDEN) | flag::TITLE;
+            if !self.title.is_empty() {
+                flags |= flag::HIDDEN;
+            }
+        }
+        // Page-wide wrappers named after a layout ("has-sidebar") do not
+        // make the page boilerplate.
+        if matches!(name, b"html" | b"body") {
+            flags &= !(flag::BOILER | flag::NAMED);
+        }
+        let mut region = self.stack.last().map_or(0, |o| o.region);
+        if self.pending & flag::NAMED != 0 && flags & flag::NAMED != 0 {
+            self.regions = self.regions.saturating_add(1);
+            region = self.regions;
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            self.overflow += 1;
+            return;
+        }
+        let mut o = Open {
+            name: [0; 12],
+            len: 0,
+            flags,
+            region,
+        };
+        if name.len() <= o.name.len() {
+            o.name[..name.len()].copy_from_slice(name);
+            o.len = name.len() as u8;
+        } else {
+            // Long (custom) names: matched by their first bytes.
+            o.name.copy_from_slice(&name[..12]);
+            o.len = 12;
+        }
+        self.stack.push(o);
+    }
+
+    fn end(&mut self, name: &[u8]) {
+        if !self.html {
+            self.cut();
+            return;
+        }
+        if !inline(name) {
+            self.cut();
+        }
+        let name = if name.len() > 12 { &name[..12] } else { name };
+        self.pop_to(name);
+    }
+
+    fn text(&mut self, s: &[u8]) {
+        self.push_text(s);
+    }
+}
+
+/// What segmentation found: the blocks in document order and the title.
+pub struct Segments {
+    pub blocks: Vec<Raw>,
+    pub title: String,
+}
+
+/// Cuts decoded document `doc` into blocks.
+pub fn segment(doc: &str, mode: Mode) -> Segments {
+    let mut s = Segmenter {
+        stack: Vec::new(),
+        overflow: 0,
+        pending: 0,
+        pending_name: Vec::new(),
+        html: mode != Mode::Xml,
+        honour_self_closing: mode == Mode::Xhtml,
+        cur: Raw::default(),
+        space: false,
+        br: false,
+        blocks: Vec::new(),
+        title: String::new(),
+        regions: 0,
+    };
+    markup::tokenize(doc.as_bytes(), mode, &mut s);
+    s.cut();
+    let title = s.title.split_whitespace().collect::<Vec<_>>().join(" ");
+    Segments {
+        blocks: s.blocks,
+        title,
+    }
+}

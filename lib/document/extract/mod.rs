@@ -1,0 +1,445 @@
+//! Main text: the title, headings, paragraphs and list items of a page's
+//! article, without its menus, footers, banners and link lists.
+//!
+//! The method is the paragraph classifier of the corpus builders: cut the
+//! page into blocks at block-level tags ([`blocks`]), judge each block by
+//! itself (its length, the share of it that is link text, the share of
+//! its words that are stop words of the page's language, and what the
+//! markup says of its region), then judge the short and the doubtful
+//! blocks by their neighbours, since a short line between two paragraphs
+//! of an article belongs to it and one amid a menu does not. Text in
+//! `<nav>`, `<footer>`, `<aside>`, a page's `<header>` or a comments
+//! section is never main text; text in an element whose class or id names
+//! a menu or a sidebar is not, unless most of that element is prose.
+//! Measured against human-marked text (scripts/bench/extract, figures in
+//! README) it extracts better than trafilatura and jusText; a port of
+//! Readability (dom_smoothie) extracts better still, at a tenth of the
+//! speed.
+
+pub mod blocks;
+pub mod stop;
+
+use crate::document::charset::Kind as DocKind;
+use crate::document::markup::Mode;
+use crate::document::words;
+use blocks::{flag, Raw};
+use rustc_hash::FxHashMap;
+
+/// What a block of main text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    Heading,
+    Paragraph,
+    ListItem,
+}
+
+/// A block of main text: white space collapsed, never empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub kind: BlockKind,
+    pub text: String,
+}
+
+/// A page's main text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MainText {
+    /// The `<title>`, white space collapsed; empty when there is none.
+    pub title: String,
+    /// The article's blocks in document order; empty when the page has
+    /// no main text (a menu, a gallery, a form).
+    pub blocks: Vec<Block>,
+}
+
+impl MainText {
+    /// The blocks, one a line.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        for b in &self.blocks {
+            s.push_str(&b.text);
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// Blocks shorter than this (in characters) are short: too little text
+/// to judge alone.
+const LENGTH_LOW: usize = 70;
+/// Blocks longer than this with prose's share of stop words are good.
+const LENGTH_HIGH: usize = 200;
+/// More link text than this share makes a block a link list.
+const MAX_LINK: f64 = 0.3;
+/// A run of at least this many near-good blocks, with at least this many
+/// characters between them, is prose.
+const RUN_BLOCKS: usize = 2;
+const RUN_CHARS: usize = 300;
+/// A region named as boilerplate whose good prose is at least this many
+/// tenths of its text is not boilerplate.
+const PROSE_TENTHS: usize = 4;
+/// The least percentage of a page's words that must be on a stop-word
+/// list for the list to be the page's.
+const LANG_MIN_PERCENT: usize = 12;
+/// A heading is kept when a good block follows within this many
+/// characters.
+const HEADING_REACH: usize = 200;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Bad,
+    Short,
+    NearGood,
+    Good,
+}
+
+/// A block with what the classifier measured.
+struct Judged {
+    raw: Raw,
+    words: usize,
+    /// Stop words per language of [`stop::LANGS`].
+    stops: [u16; stop::LANGS.len()],
+    class: Class,
+    /// The class before neighbours were asked.
+    alone: Class,
+}
+
+fn measure(raw: Raw) -> Judged {
+    let mut n = 0usize;
+    let mut stops = [0u16; stop::LANGS.len()];
+    let mut low = String::new();
+    words::for_each_word(&raw.text, |w| {
+        n += 1;
+        let bits = if w.bytes().any(|b| b.is_ascii_uppercase() || b >= 0x80) {
+            low.clear();
+            low.extend(w.chars().flat_map(char::to_lowercase));
+            stop::langs_of(&low)
+        } else {
+            stop::langs_of(w)
+        };
+        for (i, s) in stops.iter_mut().enumerate() {
+            if bits & (1 << i) != 0 {
+                *s = s.saturating_add(1);
+            }
+        }
+    });
+    Judged {
+        raw,
+        words: n,
+        stops,
+        class: Class::Bad,
+        alone: Class::Bad,
+    }
+}
+
+/// Judges a block by itself, with stop words of language `lang` (None:
+/// no list fits the page, and length alone speaks).
+fn alone(b: &Judged, lang: Option<usize>, named_is_boiler: bool) -> Class {
+    let r = &b.raw;
+    if r.link_chars as f64 > r.chars as f64 * MAX_LINK {
+        return Class::Bad;
+    }
+    if r.text.contains('©') {
+        return Class::Bad;
+    }
+    // The share of stop words, and the shares that make prose and near
+    // prose (stop::SHARES); with no list for the page, length decides.
+    let (stop, high, low) = match lang {
+        Some(l) if b.words > 0 => (
+            f64::from(b.stops[l]) / b.words as f64,
+            stop::SHARES[l].0,
+            stop::SHARES[l].1,
+        ),
+        Some(l) => (0.0, stop::SHARES[l].0, stop::SHARES[l].1),
+        None => (1.0, 0.0, 0.0),
+    };
+    let boiler = flag::BOILER | if named_is_boiler { flag::NAMED } else { 0 };
+    if r.flags & boiler != 0 {
+        return Class::Bad;
+    }
+    if r.chars < LENGTH_LOW {
+        return if r.link_chars > 0 {
+            Class::Bad
+        } else {
+            Class::Short
+        };
+    }
+    if stop >= high {
+        if r.chars > LENGTH_HIGH {
+            Class::Good
+        } else {
+            Class::NearGood
+        }
+    } else if stop >= low {
+        Class::NearGood
+    } else {
+        Class::Bad
+    }
+}
+
+/// For each block, the class of the nearest block before it and after it
+/// that is not short (nor near-good, when `skip_near`); the page's edges
+/// are bad. One pass each way, so that a page of a great many short blocks
+/// costs no more than their number.
+struct Neighbours {
+    before: Vec<Class>,
+    after: Vec<Class>,
+}
+
+fn neighbours(js: &[Judged], skip_near: bool) -> Neighbours {
+    let counts = |c: Class| !(c == Class::Short || (skip_near && c == Class::NearGood));
+    let mut before = Vec::with_capacity(js.len());
+    let mut last = Class::Bad;
+    for j in js {
+        before.push(last);
+        if counts(j.class) {
+            last = j.class;
+        }
+    }
+    let mut after = vec![Class::Bad; js.len()];
+    let mut last = Class::Bad;
+    for (k, j) in js.iter().enumerate().rev() {
+        after[k] = last;
+        if counts(j.class) {
+            last = j.class;
+        }
+    }
+    Neighbours { before, after }
+}
+
+fn classify(js: &mut [Judged], lang: Option<usize>) {
+    // A region named as boilerplate is, unless good prose is most of it.
+    let mut regions: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
+    for j in js.iter() {
+        if j.raw.region != 0 {
+            let e = regions.entry(j.raw.region).or_default();
+            e.1 += j.raw.chars;
+            if alone(j, lang, false) == Class::Good {
+                e.0 += j.raw.chars;
+            }
+        }
+    }
+    for j in js.iter_mut() {
+        let prose = regions
+            .get(&j.raw.region)
+            .is_some_and(|&(good, all)| good * 10 >= all * PROSE_TENTHS);
+        j.alone = alone(j, lang, !prose);
+        j.class = j.alone;
+    }
+    // Prose cut into short paragraphs (news agencies write a sentence a
+    // paragraph) is a run of near-good blocks with nothing bad between:
+    // such a run is good.
+    let mut i = 0;
+    while i < js.len() {
+        let end = js[i..]
+            .iter()
+            .position(|j| j.class == Class::Bad)
+            .map_or(js.len(), |k| i + k);
+        let near: Vec<usize> = (i..end)
+            .filter(|&k| js[k].class == Class::NearGood)
+            .collect();
+        let chars: usize = near.iter().map(|&k| js[k].raw.chars).sum();
+        if near.len() >= RUN_BLOCKS && chars >= RUN_CHARS {
+            for k in near {
+                js[k].class = Class::Good;
+            }
+        }
+        i = end + 1;
+    }
+    // A page with no good block but near-good ones: the longest of these
+    // is its text.
+    if !js.iter().any(|j| j.class == Class::Good) {
+        if let Some(best) = js
+            .iter_mut()
+            .filter(|j| j.class == Class::NearGood)
+            .max_by_key(|j| j.raw.chars)
+        {
+            best.class = Class::Good;
+        }
+    }
+    // A short heading right before good text is near-good.
+    for i in 0..js.len() {
+        if js[i].raw.flags & flag::HEADING != 0
+            && js[i].class == Class::Short
+            && good_follows(js, i)
+        {
+            js[i].class = Class::NearGood;
+        }
+    }
+    // Short blocks take the class of their neighbours; between good and
+    // bad, near-good text on the bad side tips it to good.
+    let before: Vec<Class> = js.iter().map(|j| j.class).collect();
+    let far = neighbours(js, true);
+    let near = neighbours(js, false);
+    let mut new = before.clone();
+    for i in 0..js.len() {
+        if before[i] != Class::Short {
+            continue;
+        }
+        let (p, n) = (far.before[i], far.after[i]);
+        new[i] = match (p, n) {
+            (Class::Good, Class::Good) => Class::Good,
+            (Class::Bad, Class::Bad) => Class::Bad,
+            _ => {
+                if (p == Class::Bad && near.before[i] == Class::NearGood)
+                    || (n == Class::Bad && near.after[i] == Class::NearGood)
+                {
+                    Class::Good
+                } else {
+                    Class::Bad
+                }
+            }
+        };
+    }
+    for (j, c) in js.iter_mut().zip(&new) {
+        j.class = *c;
+    }
+    // Near-good blocks are good unless bad text is on both sides.
+    let mut new: Vec<Class> = js.iter().map(|j| j.class).collect();
+    let far = neighbours(js, true);
+    for i in 0..js.len() {
+        if js[i].class != Class::NearGood {
+            continue;
+        }
+        new[i] = if far.before[i] == Class::Bad && far.after[i] == Class::Bad {
+            Class::Bad
+        } else {
+            Class::Good
+        };
+    }
+    for (j, c) in js.iter_mut().zip(&new) {
+        j.class = *c;
+    }
+    // A heading not judged bad for its own sake, before good text, is the
+    // text's heading.
+    for i in 0..js.len() {
+        if js[i].raw.flags & flag::HEADING != 0
+            && js[i].class == Class::Bad
+            && js[i].alone != Class::Bad
+            && good_follows(js, i)
+        {
+            js[i].class = Class::Good;
+        }
+    }
+}
+
+/// A good block follows block `i` within [`HEADING_REACH`] characters.
+fn good_follows(js: &[Judged], i: usize) -> bool {
+    let mut dist = 0;
+    for j in &js[i + 1..] {
+        if j.class == Class::Good {
+            return true;
+        }
+        dist += j.raw.chars;
+        if dist > HEADING_REACH {
+            return false;
+        }
+    }
+    false
+}
+
+/// The list whose stop words the page's text holds most of, when they are
+/// at least [`LANG_MIN_PERCENT`] of its words; None when no list fits (a
+/// Spanish page holds some Hungarian "a" and "el", but far fewer than a
+/// Hungarian page does). Text in boilerplate regions and link lists is
+/// not asked, where there is other text: a Latvian article in an English
+/// cookie banner and footer is Latvian.
+fn language(js: &[Judged]) -> Option<usize> {
+    let plain = |j: &&Judged| {
+        j.raw.flags & flag::BOILER == 0 && j.raw.link_chars as f64 <= j.raw.chars as f64 * MAX_LINK
+    };
+    let asked: Vec<&Judged> = if js.iter().any(|j| plain(&j) && j.words > 0) {
+        js.iter().filter(plain).collect()
+    } else {
+        js.iter().collect()
+    };
+    let total: usize = asked.iter().map(|j| j.words).sum();
+    let mut best = None;
+    let mut most = 0usize;
+    for l in 0..stop::LANGS.len() {
+        let n: usize = asked.iter().map(|j| usize::from(j.stops[l])).sum();
+        if n > most {
+            most = n;
+            best = Some(l);
+        }
+    }
+    best.filter(|_| most * 100 >= total * LANG_MIN_PERCENT)
+}
+
+fn judge(doc: &str, mode: Mode) -> (String, Vec<Judged>) {
+    let seg = blocks::segment(doc, mode);
+    let mut js: Vec<Judged> = seg
+        .blocks
+        .into_iter()
+        .filter(|r| r.flags & flag::HIDDEN == 0)
+        .map(measure)
+        .collect();
+    let lang = language(&js);
+    classify(&mut js, lang);
+    (seg.title, js)
+}
+
+/// Every block of an HTML page with its classes alone and in context, its
+/// flags, link characters and stop-word counts: for tuning (the bench's
+/// --explain).
+#[doc(hidden)]
+pub fn explain(doc: &str) -> Vec<String> {
+    let (_, js) = judge(doc, Mode::Html);
+    js.iter()
+        .map(|j| {
+            format!(
+                "{:?}/{:?} f{:#x} c{} l{} w{} s{:?} | {}",
+                j.class,
+                j.alone,
+                j.raw.flags,
+                j.raw.chars,
+                j.raw.link_chars,
+                j.words,
+                j.stops,
+                j.raw.text
+            )
+        })
+        .collect()
+}
+
+/// The main text of decoded document `doc` of kind `kind`.
+pub fn main_text(doc: &str, kind: DocKind) -> MainText {
+    let mode = match kind {
+        DocKind::Html => Mode::Html,
+        DocKind::Xhtml => Mode::Xhtml,
+        DocKind::Xml => Mode::Xml,
+        DocKind::Plain => return plain(doc),
+    };
+    let (title, js) = judge(doc, mode);
+    let blocks = js
+        .into_iter()
+        .filter(|j| j.class == Class::Good)
+        .map(|j| Block {
+            kind: if j.raw.flags & flag::HEADING != 0 {
+                BlockKind::Heading
+            } else if j.raw.flags & flag::LIST != 0 {
+                BlockKind::ListItem
+            } else {
+                BlockKind::Paragraph
+            },
+            text: j.raw.text,
+        })
+        .collect();
+    MainText { title, blocks }
+}
+
+/// Plain text: its paragraphs, as blank lines part them.
+fn plain(doc: &str) -> MainText {
+    let mut blocks = Vec::new();
+    for para in doc.split("\n\n").flat_map(|p| p.split("\r\n\r\n")) {
+        let text = para.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.is_empty() {
+            blocks.push(Block {
+                kind: BlockKind::Paragraph,
+                text,
+            });
+        }
+    }
+    MainText {
+        title: String::new(),
+        blocks,
+    }
+}
