@@ -21,4 +21,5 @@ fn main() {
     if let Err(e) = d.run(&[State::Fresh], |d| vrfy::step(d, &cfg, &cache)) {
         daemon::fail(NAME, e);
     }
+    daemon::finish(d);
 }

@@ -31,6 +31,7 @@ fn main() {
         create: plan.create,
         monitor: plan.monitor,
         log: plan.log,
+        settings: plan.settings,
     };
     if let Err(e) = supervisor::run(launch) {
         daemon::fail(NAME, e);

@@ -1,5 +1,6 @@
-//! One line per event on standard error, prefixed with the program name, as
-//! syslog and the systemd journal expect.
+//! One line per event on standard error: a UTC timestamp (left out under
+//! the systemd journal, which stamps lines itself and reads the `<N>`
+//! priority prefix instead), the program name, the level, the message.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -7,6 +8,34 @@ use std::sync::OnceLock;
 
 static NAME: OnceLock<&'static str> = OnceLock::new();
 static DEBUG: AtomicU8 = AtomicU8::new(0);
+static JOURNAL: OnceLock<bool> = OnceLock::new();
+
+/// How much a line matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Info,
+    Debug,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Info => "info",
+            Level::Debug => "debug",
+        }
+    }
+
+    /// The syslog priority the journal reads from a `<N>` prefix.
+    fn priority(self) -> u8 {
+        match self {
+            Level::Error => 3,
+            Level::Info => 6,
+            Level::Debug => 7,
+        }
+    }
+}
 
 /// Sets the program name and debug level (the number of `-d`).
 pub fn init(name: &'static str, debug: u8) {
@@ -24,24 +53,56 @@ pub fn debug_enabled(level: u8) -> bool {
     DEBUG.load(Ordering::Relaxed) >= level
 }
 
+/// True when standard error goes to the journal: systemd sets
+/// JOURNAL_STREAM for the services whose output it connects to it.
+fn journal() -> bool {
+    *JOURNAL.get_or_init(|| std::env::var_os("JOURNAL_STREAM").is_some_and(|v| !v.is_empty()))
+}
+
+/// What goes before the message: `2026-11-24T10:00:00Z nlpc-fetch info: `,
+/// or under the journal `<6>nlpc-fetch info: `.
+pub fn prefix(name: &str, level: Level) -> String {
+    if journal() {
+        format!("<{}>{name} {}: ", level.priority(), level.name())
+    } else {
+        let now = crate::run::clock::real_now();
+        format!(
+            "{} {name} {}: ",
+            crate::run::clock::iso8601(now),
+            level.name()
+        )
+    }
+}
+
 /// Writes one line. Newlines inside the message are flattened so one event
 /// stays one line.
-pub fn line(args: std::fmt::Arguments<'_>) {
+pub fn line(level: Level, args: std::fmt::Arguments<'_>) {
     let name = NAME.get().copied().unwrap_or("nlpcrawl");
-    let mut msg = args.to_string();
+    write_line(name, level, &args.to_string());
+}
+
+/// Writes one line for program `name`, whether or not [`init`] was called.
+pub fn write_line(name: &str, level: Level, msg: &str) {
+    let mut msg = msg.to_string();
     if msg.contains('\n') {
         msg = msg.replace('\n', " ");
     }
     // One write per line: standard error is unbuffered, and a formatted
     // write would cost a system call per piece.
-    let line = format!("{name}: {msg}\n");
+    let line = format!("{}{msg}\n", prefix(name, level));
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// Logs an event.
 #[macro_export]
 macro_rules! info {
-    ($($t:tt)*) => { $crate::run::log::line(format_args!($($t)*)) };
+    ($($t:tt)*) => { $crate::run::log::line($crate::run::log::Level::Info, format_args!($($t)*)) };
+}
+
+/// Logs an error the program goes on after.
+#[macro_export]
+macro_rules! error {
+    ($($t:tt)*) => { $crate::run::log::line($crate::run::log::Level::Error, format_args!($($t)*)) };
 }
 
 /// Logs an event only with `-d`.
@@ -49,7 +110,34 @@ macro_rules! info {
 macro_rules! debug {
     ($($t:tt)*) => {
         if $crate::run::log::debug_enabled(1) {
-            $crate::run::log::line(format_args!($($t)*))
+            $crate::run::log::line($crate::run::log::Level::Debug, format_args!($($t)*))
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prefix_is_a_utc_timestamp_the_name_and_the_level() {
+        if journal() {
+            assert!(prefix("nlpc-up", Level::Error).starts_with("<3>nlpc-up error: "));
+            return;
+        }
+        let p = prefix("nlpc-up", Level::Debug);
+        let (ts, rest) = p.split_once(' ').unwrap();
+        assert_eq!(rest, "nlpc-up debug: ");
+        let b = ts.as_bytes();
+        assert_eq!(b.len(), 20, "{ts}");
+        for (i, c) in b.iter().enumerate() {
+            match i {
+                4 | 7 => assert_eq!(*c, b'-'),
+                10 => assert_eq!(*c, b'T'),
+                13 | 16 => assert_eq!(*c, b':'),
+                19 => assert_eq!(*c, b'Z'),
+                _ => assert!(c.is_ascii_digit(), "{ts}"),
+            }
+        }
+    }
 }
