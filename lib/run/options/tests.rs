@@ -57,25 +57,25 @@ fn the_crawl_directory_is_a_persistent_one() {
                 .map(|(_, v)| OsString::from(v))
         }
     };
-    let home = [("HOME", "/home/u")];
+    static HOME: &[(&str, &str)] = &[("HOME", "/home/u")];
     assert_eq!(
-        state_dir(env(&home)).unwrap(),
+        state_dir(env(HOME)).unwrap(),
         PathBuf::from("/home/u/.local/state/nlpcrawl")
     );
-    let xdg = [("HOME", "/home/u"), ("XDG_STATE_HOME", "/s")];
-    assert_eq!(state_dir(env(&xdg)).unwrap(), PathBuf::from("/s/nlpcrawl"));
+    static XDG: &[(&str, &str)] = &[("HOME", "/home/u"), ("XDG_STATE_HOME", "/s")];
+    assert_eq!(state_dir(env(XDG)).unwrap(), PathBuf::from("/s/nlpcrawl"));
     // A relative XDG_STATE_HOME is not one (the XDG rules).
-    let rel = [("HOME", "/home/u"), ("XDG_STATE_HOME", "s")];
+    static REL: &[(&str, &str)] = &[("HOME", "/home/u"), ("XDG_STATE_HOME", "s")];
     assert_eq!(
-        state_dir(env(&rel)).unwrap(),
+        state_dir(env(REL)).unwrap(),
         PathBuf::from("/home/u/.local/state/nlpcrawl")
     );
-    let own = [
+    static OWN: &[(&str, &str)] = &[
         ("XDG_STATE_HOME", "/s"),
         ("NLPCRAWL_DIR", "/var/lib/nlpcrawl"),
     ];
     assert_eq!(
-        state_dir(env(&own)).unwrap(),
+        state_dir(env(OWN)).unwrap(),
         PathBuf::from("/var/lib/nlpcrawl")
     );
     let e = state_dir(env(&[])).unwrap_err().to_string();
