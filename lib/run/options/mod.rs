@@ -556,7 +556,10 @@ impl Parsed {
                 usage: self.usage.clone(),
             }
             .exit(name),
-            e => crate::run::daemon::fail(name, e),
+            e => {
+                crate::run::log::write_line(name, crate::run::log::Level::Error, &e.to_string());
+                std::process::exit(1)
+            }
         }
     }
 

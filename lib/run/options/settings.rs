@@ -26,7 +26,9 @@ pub fn load(st: &Store) -> Result<Settings> {
 }
 
 /// Reads the stored settings of the database at `db`, if there is one.
-/// Nothing (not an error) where no database was created yet.
+/// Nothing (not an error) where none can be opened: no database yet, or
+/// one that the program's own open will refuse (or `--create` replace)
+/// with the reason.
 pub fn load_at(db: &std::path::Path) -> Result<Settings> {
     let opts = store::Options {
         read_only: true,
@@ -34,8 +36,7 @@ pub fn load_at(db: &std::path::Path) -> Result<Settings> {
     };
     match Store::open(db, opts) {
         Ok(st) => load(&st),
-        Err(Error::NoDatabase(_)) => Ok(Settings::new()),
-        Err(e) => Err(e),
+        Err(_) => Ok(Settings::new()),
     }
 }
 
