@@ -163,6 +163,35 @@ pub fn daemon_arg(v: &str) -> Result<(Program, String), Why> {
     }
 }
 
+/// `NAME=VALUE` for a stored setting: the option (a setting of the table)
+/// and its value, checked as the option checks it. An empty value (and
+/// `no` for a flag) means: remove the stored value.
+pub fn setting(v: &str) -> Result<(&'static crate::run::options::Opt, String), Why> {
+    use crate::run::options::{table, Kind};
+    let Some((name, value)) = v.split_once('=') else {
+        return Err(format!("{v:?} is not NAME=VALUE"));
+    };
+    let name = name.trim().trim_start_matches("--");
+    let o = table::OPTIONS
+        .iter()
+        .find(|o| o.setting && o.long == name)
+        .ok_or_else(|| {
+            format!("{name:?} is not a setting of the crawl (nlpc-list --config lists them)")
+        })?;
+    let value = value.trim();
+    if o.kind == Kind::Flag {
+        return match value {
+            "yes" | "no" | "" => Ok((o, value.to_string())),
+            _ => Err(format!("{name}: {value:?}: give yes or no")),
+        };
+    }
+    if !value.is_empty() {
+        crate::run::options::check_value(o, value)
+            .map_err(|why| format!("{name}={value}: {why}"))?;
+    }
+    Ok((o, value.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,33 +230,4 @@ mod tests {
         assert!(daemon_arg("nlpc-list:-c").is_err());
         assert!(daemon_arg("fetch").is_err());
     }
-}
-
-/// `NAME=VALUE` for a stored setting: the option (a setting of the table)
-/// and its value, checked as the option checks it. An empty value (and
-/// `no` for a flag) means: remove the stored value.
-pub fn setting(v: &str) -> Result<(&'static crate::run::options::Opt, String), Why> {
-    use crate::run::options::{table, Kind};
-    let Some((name, value)) = v.split_once('=') else {
-        return Err(format!("{v:?} is not NAME=VALUE"));
-    };
-    let name = name.trim().trim_start_matches("--");
-    let o = table::OPTIONS
-        .iter()
-        .find(|o| o.setting && o.long == name)
-        .ok_or_else(|| {
-            format!("{name:?} is not a setting of the crawl (nlpc-list --config lists them)")
-        })?;
-    let value = value.trim();
-    if o.kind == Kind::Flag {
-        return match value {
-            "yes" | "no" | "" => Ok((o, value.to_string())),
-            _ => Err(format!("{name}: {value:?}: give yes or no")),
-        };
-    }
-    if !value.is_empty() {
-        crate::run::options::check_value(o, value)
-            .map_err(|why| format!("{name}={value}: {why}"))?;
-    }
-    Ok((o, value.to_string()))
 }
