@@ -13,7 +13,11 @@ fn main() {
     let m = args::command()
         .try_get_matches()
         .unwrap_or_else(|e| args::clap_exit(e));
-    let plan = args::plan(&m).unwrap_or_else(|e| daemon::fail(NAME, e));
+    // A refusal before anything starts is a plain line, as a usage error.
+    let plan = args::plan(&m).unwrap_or_else(|e| {
+        eprintln!("{NAME}: {e}");
+        std::process::exit(1)
+    });
     log::init(NAME, plan.debug);
     let seeds: Box<dyn Iterator<Item = (usize, String)>> = if plan.seeds == ["-"] {
         Box::new(scan::seed_lines(std::io::stdin().lock(), |e| {

@@ -556,8 +556,10 @@ impl Parsed {
                 usage: self.usage.clone(),
             }
             .exit(name),
+            // A refusal at startup, for the person who typed the command:
+            // a plain line, as for a usage error, not a log line.
             e => {
-                crate::run::log::write_line(name, crate::run::log::Level::Error, &e.to_string());
+                eprintln!("{name}: {e}");
                 std::process::exit(1)
             }
         }
