@@ -33,7 +33,7 @@ CARGO_PROFILE =
 STRIP = -s
 endif
 
-.PHONY: all build test lint bench install install-files install-user uninstall clean check-units demo venv
+.PHONY: all build test lint bench fuzz install install-files install-user uninstall clean check-units demo venv
 
 all: build
 
@@ -59,6 +59,19 @@ lint:
 
 bench:
 	$(CARGO) bench --locked
+
+# Each cargo-fuzz target for FUZZ_SECONDS, one after another (nightly and
+# cargo-fuzz needed). New inputs collect in target/fuzz-corpus; crashes land
+# in fuzz/artifacts/TARGET, to be fixed and kept in tests/fuzz-regressions.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = url robots links charset text record http
+fuzz:
+	for t in $(FUZZ_TARGETS); do \
+		mkdir -p target/fuzz-corpus/$$t && \
+		$(CARGO) +nightly fuzz run --debug-assertions $$t \
+			target/fuzz-corpus/$$t fuzz/corpus/$$t -- \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=10 || exit 1; \
+	done
 
 # A small crawl of a generated web on loopback (see scripts/demo).
 demo: build

@@ -39,12 +39,12 @@ fn main() {
         }
         let from_stdin = o.free() == ["-"];
         let operands = o.free().to_vec();
-        let urls: Box<dyn Iterator<Item = (usize, String)>> = if from_stdin {
+        let urls: Box<dyn Iterator<Item = scan::Seed>> = if from_stdin {
             Box::new(scan::seed_lines(std::io::stdin().lock(), |e| {
                 daemon::fail(NAME, format!("standard input: {e}"))
             }))
         } else {
-            Box::new(operands.into_iter().enumerate().map(|(i, u)| (i + 1, u)))
+            Box::new(scan::seed_args(operands))
         };
         let rep = scan::seed(&store, &cfg.filter, urls).unwrap_or_else(|e| daemon::fail(NAME, e));
         info!(

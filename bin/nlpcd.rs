@@ -15,16 +15,17 @@ fn main() {
         .unwrap_or_else(|e| args::clap_exit(e));
     // A refusal before anything starts is a plain line, as a usage error.
     let plan = args::plan(&m).unwrap_or_else(|e| {
-        eprintln!("{NAME}: {e}");
+        let e = e.to_string();
+        eprintln!("{NAME}: {}", nlpcrawl::document::escape::controls(&e));
         std::process::exit(1)
     });
     log::init(NAME, plan.debug);
-    let seeds: Box<dyn Iterator<Item = (usize, String)>> = if plan.seeds == ["-"] {
+    let seeds: Box<dyn Iterator<Item = scan::Seed>> = if plan.seeds == ["-"] {
         Box::new(scan::seed_lines(std::io::stdin().lock(), |e| {
             daemon::fail(NAME, format!("standard input: {e}"))
         }))
     } else {
-        Box::new(plan.seeds.into_iter().enumerate().map(|(i, u)| (i + 1, u)))
+        Box::new(scan::seed_args(plan.seeds))
     };
     let launch = Launch {
         db: plan.db,

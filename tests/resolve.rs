@@ -20,7 +20,11 @@ use nlpcrawl::web::admit::Filter;
 /// the resolver makes of them is under test here.
 fn plant(c: &Crawl, urls: &[String]) {
     let st = c.store();
-    let lines = urls.iter().cloned().enumerate().map(|(i, u)| (i + 1, u));
+    let lines = urls
+        .iter()
+        .cloned()
+        .enumerate()
+        .map(|(i, u)| (i + 1, Ok(u)));
     let f = Filter {
         allow_private: true,
         ..Filter::default()
@@ -632,6 +636,8 @@ fn bad_options_print_usage_and_fail() {
         vec!["--dns-pause", "soon"],
         vec!["--dns-timeout", "0"],
         vec!["--nameserver", "dns.example"],
+        vec!["--nameserver", ""],
+        vec!["--nameserver", " , "],
         vec!["-4", "-6"],
         vec!["http://a.test/"],
     ] {
@@ -643,6 +649,21 @@ fn bad_options_print_usage_and_fail() {
             stderr(&o)
         );
     }
+    // An empty --nameserver is one line naming the option, not the
+    // default servers in silence.
+    let o = c.run("nlpc-resolve", &["--nameserver", ""]);
+    assert!(
+        stderr(&o).contains("--nameserver: empty value"),
+        "{}",
+        stderr(&o)
+    );
+    let o = c.run("nlpcd", &["--nameserver", "", "http://a.test/"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--nameserver: empty value"),
+        "{}",
+        stderr(&o)
+    );
     let o = c.run("nlpc-resolve", &["-h"]);
     assert_eq!(o.status.code(), Some(0));
     for opt in [

@@ -450,3 +450,68 @@ fn seeds_pass_admission_with_a_reason_for_each_refusal() {
         ]
     );
 }
+
+#[test]
+fn a_seed_file_with_bad_lines_seeds_every_good_one_and_names_each_bad_one() {
+    let c = Crawl::new();
+    let mut input: Vec<u8> = Vec::new();
+    // 1: a byte order mark before the first URL.
+    input.extend_from_slice(b"\xef\xbb\xbfhttp://bom.test/\n");
+    // 2: not UTF-8 (a Latin-1 byte).
+    input.extend_from_slice(b"http://latin.test/caf\xe9\n");
+    // 3: fine.
+    input.extend_from_slice(b"http://before.test/\n");
+    // 4, 5: a blank line and a comment, skipped without a word.
+    input.extend_from_slice(b"   \n# a comment\n");
+    // 6: not a URL.
+    input.extend_from_slice(b"''\n");
+    // 7: 10 MB on one line.
+    input.resize(input.len() + (10 << 20), b'x');
+    input.push(b'\n');
+    // 8: a CRLF ending.
+    input.extend_from_slice(b"http://after.test/\r\n");
+    // 9: no newline at the end.
+    input.extend_from_slice(b"http://last.test/");
+
+    let mut child = c
+        .cmd("nlpc-scan")
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{:.2000}", err);
+    lines_are_short(&err);
+    for want in [
+        "line 2: http://latin.test/caf: not UTF-8 (byte 22 of 22)".to_string(),
+        "line 6: '': not a URL".to_string(),
+        format!(
+            "line 7: {}...: line too long (10485760 bytes, limit 65536)",
+            "x".repeat(120)
+        ),
+        "seeded 4 new, 0 known, 3 bad".to_string(),
+    ] {
+        assert!(err.contains(&want), "{want:?} not logged in {:.2000}", err);
+    }
+    // One line per bad line, none for the blank line and the comment.
+    assert_eq!(
+        err.lines().filter(|l| l.contains(": line ")).count(),
+        3,
+        "{err}"
+    );
+    assert!(!err.contains("line 4") && !err.contains("line 5"), "{err}");
+    assert_eq!(
+        urls_in(&c.store(), State::New),
+        [
+            "http://after.test/",
+            "http://before.test/",
+            "http://bom.test/",
+            "http://last.test/"
+        ]
+    );
+}

@@ -13,10 +13,10 @@ use nlpcrawl::store::{self, Inserted, Store};
 use nlpcrawl::web::admit::Filter;
 use nlpcrawl::Error;
 
-fn lines(v: &[&str]) -> Vec<(usize, String)> {
+fn lines(v: &[&str]) -> Vec<nlpcrawl::stage::scan::Seed> {
     v.iter()
         .enumerate()
-        .map(|(i, s)| (i + 1, s.to_string()))
+        .map(|(i, s)| (i + 1, Ok(s.to_string())))
         .collect()
 }
 
@@ -155,8 +155,8 @@ fn listing_an_absent_database_is_a_clear_error() {
 }
 
 fn seed_n(st: &Store, n: usize) {
-    let urls: Vec<(usize, String)> = (0..n)
-        .map(|i| (i, format!("http://h{}.lv/p{i}", i % 7)))
+    let urls: Vec<nlpcrawl::stage::scan::Seed> = (0..n)
+        .map(|i| (i, Ok(format!("http://h{}.lv/p{i}", i % 7))))
         .collect();
     let rep = seed(st, &Filter::default(), urls).unwrap();
     assert_eq!(rep.added, n);

@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use crate::document::escape::controls;
 use crate::error::Result;
 use crate::launch::child::Daemon;
 use crate::stage::fetch::STATS_KEY;
@@ -23,8 +24,10 @@ pub struct Monitor {
 
 const WIDTH: usize = 80;
 
+/// A line cut to the screen's width, its control characters escaped: host
+/// names, errors and exit reasons come from outside.
 fn fit(s: &str) -> String {
-    s.chars().take(WIDTH).collect()
+    controls(s).chars().take(WIDTH).collect()
 }
 
 fn human(n: f64) -> String {
@@ -176,5 +179,17 @@ impl Monitor {
             out.push('\n');
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_screen_line_shows_controls_as_escapes_and_fits() {
+        assert_eq!(fit("host\x1b[2J \u{9b}x"), "host\\x1b[2J \\u{9b}x");
+        let long = format!("{}\x1b", "é".repeat(WIDTH));
+        assert_eq!(fit(&long).chars().count(), WIDTH);
     }
 }

@@ -294,7 +294,7 @@ impl Supervisor {
 pub struct Launch {
     pub db: PathBuf,
     /// Seed URLs as (line, text), read as they are inserted.
-    pub seeds: Box<dyn Iterator<Item = (usize, String)>>,
+    pub seeds: Box<dyn Iterator<Item = crate::stage::scan::Seed>>,
     pub filter: crate::web::admit::Filter,
     pub daemons: Vec<Daemon>,
     /// Run until no record can advance, then stop.

@@ -12,6 +12,7 @@ use std::io::{self, BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use crate::document::charset::{self, Kind};
+use crate::document::escape::controls;
 use crate::document::lang::{self, Language};
 use crate::error::{Error, Result};
 use crate::output::warc::{self, Writer};
@@ -406,7 +407,7 @@ impl TextSink {
             h => h,
         };
         let rel = format!("{host}/{}.{}.txt", it.key.hex(), it.v.fetched);
-        cache::write_atomic(&self.dir.join(&rel), text.as_bytes())?;
+        cache::write_export(&self.dir.join(&rel), text.as_bytes())?;
         let lang = if it.rec.language.is_empty() {
             "-"
         } else {
@@ -414,9 +415,11 @@ impl TextSink {
         };
         writeln!(
             self.index,
-            "{rel}\t{}\t{}\t{lang}\t{}\t{}\t{}",
-            it.rec.url,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            controls(&rel),
+            controls(&it.rec.url),
             clock::iso8601(it.v.fetched),
+            controls(lang),
             det.encoding.name(),
             hex(&it.v.hash),
             if it.current { "current" } else { "archived" }

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::document::escape::{controls, json_controls};
 use crate::error::{Error, Result};
 use crate::run::clock::iso8601;
 use crate::run::options::Parsed;
@@ -116,16 +117,16 @@ pub fn history_tsv(h: &HistoryEntry) -> String {
         },
         v.size,
         hex(&v.hash),
-        dash(&v.content_type),
-        dash(&v.charset),
-        h.path.display()
+        controls(dash(&v.content_type)),
+        controls(dash(&v.charset)),
+        controls(&h.path.display().to_string())
     )
 }
 
 /// A history entry as a JSON line.
 pub fn history_json(url: &str, h: &HistoryEntry) -> String {
     let v = &h.version;
-    serde_json::json!({
+    let j = serde_json::json!({
         "url": url,
         "version": if h.current { "current" } else { "archived" },
         "fetched": iso8601(v.fetched),
@@ -136,7 +137,8 @@ pub fn history_json(url: &str, h: &HistoryEntry) -> String {
         "charset": v.charset,
         "path": h.path.display().to_string(),
     })
-    .to_string()
+    .to_string();
+    json_controls(j)
 }
 
 fn dash(s: &str) -> &str {
@@ -148,7 +150,8 @@ fn dash(s: &str) -> &str {
 }
 
 /// One tab-separated line: state, URL, address, HTTP status, language,
-/// size, created, fetched, modified, expires, reason.
+/// size, created, fetched, modified, expires, reason; control characters
+/// (tab and newline among them) escaped in the text fields.
 pub fn tsv_line(r: &Record) -> String {
     let status = if r.status == 0 {
         "-".to_string()
@@ -158,16 +161,16 @@ pub fn tsv_line(r: &Record) -> String {
     format!(
         "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
         r.state,
-        r.url,
-        dash(&r.addr),
+        controls(&r.url),
+        controls(dash(&r.addr)),
         status,
-        dash(&r.language),
+        controls(dash(&r.language)),
         r.size,
         iso8601(r.created),
         iso8601(r.fetched),
         iso8601(r.modified),
         iso8601(r.expires),
-        dash(&r.reason.replace(['\t', '\n'], " ")),
+        controls(dash(&r.reason)),
     )
 }
 
@@ -175,7 +178,8 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// One JSON object (a line of JSON lines) with every field of the record.
+/// One JSON object (a line of JSON lines) with every field of the record;
+/// DEL and C1 controls escaped like the C0 ones.
 pub fn json_line(k: &Key, r: &Record) -> String {
     let v = serde_json::json!({
         "key": k.hex(),
@@ -202,7 +206,7 @@ pub fn json_line(k: &Key, r: &Record) -> String {
         "modified": iso8601(r.modified),
         "expires": iso8601(r.expires),
     });
-    v.to_string()
+    json_controls(v.to_string())
 }
 
 /// Per-state counts of the selected records, every state listed.

@@ -125,7 +125,9 @@ pub fn parse_http_date(s: &str) -> Option<u64> {
     let [h, mi, se] = hms.as_slice() else {
         return None;
     };
-    if day == 0 || day > 31 || *h > 23 || *mi > 59 || *se > 60 || year < 1970 {
+    // Years past 9999 are not dates a server means, and would overflow the
+    // day count.
+    if day == 0 || day > 31 || *h > 23 || *mi > 59 || *se > 60 || !(1970..=9999).contains(&year) {
         return None;
     }
     let days = days_from_civil(year, mon, day);
@@ -185,6 +187,19 @@ mod tests {
         }
         assert_eq!(parse_http_date("yesterday"), None);
         assert_eq!(parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT"), None);
+        assert_eq!(
+            parse_http_date("Fri, 31 Dec 9999 23:59:59 GMT"),
+            Some(253_402_300_799)
+        );
+    }
+
+    #[test]
+    fn http_dates_with_huge_years_are_refused() {
+        assert_eq!(
+            parse_http_date("Sun, 06 Nov 9223372036854775807 08:49:37 GMT"),
+            None
+        );
+        assert_eq!(parse_http_date("Sun, 06 Nov 10000 08:49:37 GMT"), None);
     }
 
     #[test]

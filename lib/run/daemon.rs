@@ -105,7 +105,7 @@ fn process_start(pid: u32) -> Option<u64> {
     let s = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name may hold spaces and parentheses: fields start after
     // the last ')'. starttime is field 22, the 20th after the name.
-    let rest = &s[s.rfind(')')? + 2..];
+    let rest = s.get(s.rfind(')')? + 2..)?;
     let ticks: u64 = rest.split(' ').nth(19)?.parse().ok()?;
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
@@ -118,16 +118,22 @@ fn process_start(pid: u32) -> Option<u64> {
 /// lease is younger than [`LEASE_TIMEOUT`].
 pub fn lease_owner_alive(lease: Lease) -> bool {
     let now = clock::real_now();
-    if now > lease.time + LEASE_TIMEOUT {
+    // The lease comes from the database: a damaged one must not overflow.
+    if now > lease.time.saturating_add(LEASE_TIMEOUT) {
         return false;
     }
+    // No process has a pid beyond i32, and a negative one would name a
+    // process group to kill(2).
+    let Ok(raw) = i32::try_from(lease.pid) else {
+        return false;
+    };
     if fs::metadata("/proc/self/stat").is_ok() {
         return match process_start(lease.pid) {
-            Some(start) => start <= lease.time + 1,
+            Some(start) => start <= lease.time.saturating_add(1),
             None => false,
         };
     }
-    let pid = nix::unistd::Pid::from_raw(lease.pid as i32);
+    let pid = nix::unistd::Pid::from_raw(raw);
     !matches!(
         nix::sys::signal::kill(pid, None),
         Err(nix::errno::Errno::ESRCH)
@@ -290,8 +296,30 @@ pub fn finish(d: Daemon) {
 /// How often an idle daemon checks whether work has arrived.
 pub const WAKE_CHECK: Duration = Duration::from_millis(10);
 
-/// Prints a fatal error as one log line and exits non-zero.
+/// Prints a fatal error as one log line, control characters escaped, and
+/// exits non-zero.
 pub fn fail(name: &str, e: impl std::fmt::Display) -> ! {
     crate::run::log::write_line(name, crate::run::log::Level::Error, &e.to_string());
     std::process::exit(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damaged_leases_neither_panic_nor_live() {
+        let me = std::process::id();
+        // A lease time at the end of time: no overflow; our own process
+        // started before it, so the lease still counts as held.
+        assert!(lease_owner_alive(Lease {
+            pid: me,
+            time: u64::MAX
+        }));
+        // A pid no process can have.
+        assert!(!lease_owner_alive(Lease {
+            pid: u32::MAX,
+            time: clock::real_now()
+        }));
+    }
 }

@@ -6,6 +6,8 @@ use std::io::Write;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
+use crate::document::escape;
+
 static NAME: OnceLock<&'static str> = OnceLock::new();
 static DEBUG: AtomicU8 = AtomicU8::new(0);
 static JOURNAL: OnceLock<bool> = OnceLock::new();
@@ -74,8 +76,9 @@ pub fn prefix(name: &str, level: Level) -> String {
     }
 }
 
-/// Writes one line. Newlines inside the message are flattened so one event
-/// stays one line.
+/// Writes one line. Control characters in the message (newlines included,
+/// so one event stays one line) are escaped: messages carry URLs and
+/// header values, and a raw escape would drive the reader's terminal.
 pub fn line(level: Level, args: std::fmt::Arguments<'_>) {
     let name = NAME.get().copied().unwrap_or("nlpcrawl");
     write_line(name, level, &args.to_string());
@@ -83,10 +86,7 @@ pub fn line(level: Level, args: std::fmt::Arguments<'_>) {
 
 /// Writes one line for program `name`, whether or not [`init`] was called.
 pub fn write_line(name: &str, level: Level, msg: &str) {
-    let mut msg = msg.to_string();
-    if msg.contains('\n') {
-        msg = msg.replace('\n', " ");
-    }
+    let msg = escape::controls(msg);
     // One write per line: standard error is unbuffered, and a formatted
     // write would cost a system call per piece.
     let line = format!("{}{msg}\n", prefix(name, level));

@@ -15,17 +15,125 @@ use crate::web::links::{self, Links};
 use crate::web::url::{self, Base};
 use crate::{debug, info};
 
+/// One seed: its line (or operand) number, and its text or why the line
+/// was refused before it could be read as a URL.
+pub type Seed = (usize, std::result::Result<String, String>);
+
+/// The longest seed line read; the rest of a longer line is skipped
+/// unread, so a 1 GB line costs no memory.
+pub const MAX_SEED_LINE: usize = 64 * 1024;
+
 /// Seed lines from a reader (standard input), numbered from 1, read as
-/// they are needed so a huge list never sits in memory; a read error is
-/// handed to `fail`, which must not return.
+/// they are needed so a huge list never sits in memory. Blank lines and
+/// `#` comments are skipped; a UTF-8 byte order mark opening the first
+/// line is dropped. A line that is not UTF-8 or longer than
+/// [`MAX_SEED_LINE`] comes out as an `Err` naming why, and the lines after
+/// it are read as usual. A read error is handed to `fail`, which must not
+/// return.
 pub fn seed_lines<R: std::io::BufRead>(
-    r: R,
+    mut r: R,
     fail: impl Fn(String) -> std::convert::Infallible,
-) -> impl Iterator<Item = (usize, String)> {
-    r.lines().enumerate().map(move |(i, l)| match l {
-        Ok(l) => (i + 1, l),
-        Err(e) => match fail(format!("line {}: {e}", i + 1)) {},
+) -> impl Iterator<Item = Seed> {
+    let mut n = 0usize;
+    let mut buf = Vec::new();
+    std::iter::from_fn(move || loop {
+        n += 1;
+        let (len, ended) = match read_capped(&mut r, &mut buf, MAX_SEED_LINE) {
+            Ok(x) => x,
+            Err(e) => match fail(format!("line {n}: {e}")) {},
+        };
+        if len == 0 && !ended {
+            return None;
+        }
+        if n == 1 && buf.starts_with(b"\xef\xbb\xbf") {
+            buf.drain(..3);
+        }
+        if len > MAX_SEED_LINE {
+            return Some((
+                n,
+                Err(format!(
+                    "{}...: line too long ({len} bytes, limit {MAX_SEED_LINE})",
+                    utf8_head(&buf[..admit::SHOWN])
+                )),
+            ));
+        }
+        let text = match std::str::from_utf8(&buf) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = e.valid_up_to();
+                return Some((
+                    n,
+                    Err(format!(
+                        "{}: not UTF-8 (byte {} of {len})",
+                        admit::shown(utf8_head(&buf[..at])),
+                        at + 1
+                    )),
+                ));
+            }
+        };
+        let t = text.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        return Some((n, Ok(t.to_string())));
     })
+}
+
+/// Reads one line into `buf` (without its newline, nor a carriage return
+/// before it), keeping at most `max + 1` bytes and skipping the rest
+/// unread; returns the line's full length and whether a newline ended it.
+fn read_capped<R: std::io::BufRead>(
+    r: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<(usize, bool)> {
+    buf.clear();
+    let mut len = 0usize;
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok((trim_cr(buf, len), false));
+        }
+        let (part, ended) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], true),
+            None => (chunk, false),
+        };
+        let room = (max + 1).saturating_sub(buf.len());
+        buf.extend_from_slice(&part[..part.len().min(room)]);
+        len = len.saturating_add(part.len());
+        let used = part.len() + usize::from(ended);
+        r.consume(used);
+        if ended {
+            return Ok((trim_cr(buf, len), true));
+        }
+    }
+}
+
+/// The UTF-8 text `b` opens with, up to its first byte that is not.
+fn utf8_head(b: &[u8]) -> &str {
+    match std::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or_default(),
+    }
+}
+
+/// Drops a carriage return ending a CRLF line; returns the length without it.
+fn trim_cr(buf: &mut Vec<u8>, len: usize) -> usize {
+    if len == buf.len() && buf.last() == Some(&b'\r') {
+        buf.pop();
+        return len - 1;
+    }
+    len
+}
+
+/// Seed operands (command-line arguments), numbered from 1. Unlike a seed
+/// file's lines, none is skipped: an empty operand is refused by name.
+pub fn seed_args(args: Vec<String>) -> impl Iterator<Item = Seed> {
+    args.into_iter().enumerate().map(|(i, u)| (i + 1, Ok(u)))
 }
 
 /// How nlpc-scan works.
@@ -73,19 +181,29 @@ pub struct SeedReport {
 }
 
 /// Inserts seed URLs as NEW records; `(line, text)` pairs let errors name
-/// their line. Known URLs are left as they are; bad ones are reported on
-/// standard error and counted.
+/// their line. Known URLs are left as they are; bad ones (lines that could
+/// not be read, and URLs not admitted) are reported on standard error, one
+/// line each, and counted.
 pub fn seed(
     store: &Store,
     filter: &Filter,
-    urls: impl IntoIterator<Item = (usize, String)>,
+    urls: impl IntoIterator<Item = Seed>,
 ) -> Result<SeedReport> {
     let mut rep = SeedReport::default();
     let now = clock::now();
     let mut pending = Vec::new();
     for (line, raw) in urls {
-        let raw = raw.trim();
-        if raw.is_empty() || raw.starts_with('#') {
+        let raw = match &raw {
+            Ok(raw) => raw.trim(),
+            Err(why) => {
+                info!("line {line}: {why}");
+                rep.bad += 1;
+                continue;
+            }
+        };
+        if raw.is_empty() {
+            info!("line {line}: empty URL");
+            rep.bad += 1;
             continue;
         }
         let u = match filter.admit(raw, None) {
@@ -269,4 +387,31 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     }
     w.commit()?;
     Ok(scanned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_line_is_read_no_further_than_the_cap() {
+        let mut input = vec![b'x'; 3 * MAX_SEED_LINE];
+        input.extend_from_slice(b"\nnext\r\n");
+        let mut r = std::io::BufReader::with_capacity(4096, &input[..]);
+        let mut buf = Vec::new();
+        assert_eq!(
+            read_capped(&mut r, &mut buf, MAX_SEED_LINE).unwrap(),
+            (3 * MAX_SEED_LINE, true)
+        );
+        assert_eq!(buf.len(), MAX_SEED_LINE + 1);
+        assert_eq!(
+            read_capped(&mut r, &mut buf, MAX_SEED_LINE).unwrap(),
+            (4, true)
+        );
+        assert_eq!(buf, b"next");
+        assert_eq!(
+            read_capped(&mut r, &mut buf, MAX_SEED_LINE).unwrap(),
+            (0, false)
+        );
+    }
 }

@@ -56,8 +56,13 @@ impl Version {
         v.extend_from_slice(&self.size.to_le_bytes());
         v.extend_from_slice(&self.status.to_le_bytes());
         for s in [&self.content_type, &self.charset] {
-            v.push(s.len().min(255) as u8);
-            v.extend_from_slice(&s.as_bytes()[..s.len().min(255)]);
+            // At most 255 bytes, cut between characters so it decodes.
+            let n = (0..=s.len().min(255))
+                .rev()
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(0);
+            v.push(n as u8);
+            v.extend_from_slice(&s.as_bytes()[..n]);
         }
         v
     }
@@ -146,7 +151,8 @@ impl Archive {
         fs::create_dir_all(dir)
             .map_err(|e| Error::io(dir, "cannot create archive directory", e))?;
         match fs::hard_link(current, &dest) {
-            Ok(()) => Ok(()),
+            // The new name must last before the record listing it commits.
+            Ok(()) => crate::store::cache::sync_dir(dir),
             Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
             // Another file system: copy through a temporary name instead.
             Err(_) => {
@@ -154,6 +160,12 @@ impl Archive {
                 crate::store::cache::write_atomic(&dest, &body)
             }
         }
+    }
+
+    /// Removes temporary files that killed writers left behind (copies
+    /// across file systems); returns how many.
+    pub fn clean_temporaries(&self) -> Result<usize> {
+        crate::store::cache::clean_below(&self.dir, 2)
     }
 
     /// The body of an archived version.
@@ -181,5 +193,24 @@ mod tests {
         let k = Version::table_key(&key, v.fetched);
         assert_eq!(Version::decode(&k, &v.encode()), Some(v));
         assert_eq!(Version::decode(&k, &[2]), None);
+    }
+
+    #[test]
+    fn a_long_content_type_is_cut_between_characters() {
+        let key = Key([3; KEY_LEN]);
+        // 254 ASCII bytes, then "ū": byte 255 falls inside it.
+        let long = format!("{}ū", "x".repeat(254));
+        let v = Version {
+            fetched: 5,
+            hash: [1; 32],
+            size: 1,
+            status: 200,
+            content_type: long,
+            charset: "ū".repeat(200),
+        };
+        let k = Version::table_key(&key, v.fetched);
+        let got = Version::decode(&k, &v.encode()).expect("entry decodes");
+        assert_eq!(got.content_type, "x".repeat(254));
+        assert_eq!(got.charset, "ū".repeat(127));
     }
 }

@@ -71,8 +71,24 @@ impl Cache {
 }
 
 /// Writes `body` to `path` through a temporary file in the same directory
-/// and a rename, creating the directory as needed.
+/// and a rename, creating the directory as needed. The file is synced
+/// before the rename and the directory after it, so once this returns the
+/// body is on disk under its name: a record committed afterwards never
+/// points to a missing or partial file, even after a power cut. On an
+/// error (a full disk) the temporary file is removed and nothing is
+/// renamed.
 pub fn write_atomic(path: &Path, body: &[u8]) -> Result<()> {
+    write_file(path, body, true)
+}
+
+/// [`write_atomic`] without the syncs, for files made again from the
+/// store at will (nlpc-dump's text tree), where a sync per file would
+/// only slow the export.
+pub fn write_export(path: &Path, body: &[u8]) -> Result<()> {
+    write_file(path, body, false)
+}
+
+fn write_file(path: &Path, body: &[u8], sync: bool) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("body");
     let tmp = dir.join(format!("{TEMP_PREFIX}{name}.{}", std::process::id()));
@@ -85,13 +101,29 @@ pub fn write_atomic(path: &Path, body: &[u8]) -> Result<()> {
         other => other,
     };
     let res = file
-        .and_then(|mut f| f.write_all(body))
+        .and_then(|mut f| {
+            f.write_all(body)?;
+            if sync {
+                f.sync_data()?;
+            }
+            Ok(())
+        })
         .and_then(|()| fs::rename(&tmp, path));
     if let Err(e) = res {
         let _ = fs::remove_file(&tmp);
         return Err(Error::io(path, "cannot store file", e));
     }
+    if sync {
+        sync_dir(dir)?;
+    }
     Ok(())
+}
+
+/// Syncs a directory, so the names created or renamed in it last.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, "cannot sync directory", e))
 }
 
 /// True when the temporary file `name` belongs to a process that is gone.
@@ -107,25 +139,30 @@ fn orphaned(name: &str) -> bool {
 
 /// Removes orphaned temporary files under `dir`, one level of fan-out deep.
 pub fn clean_temporaries(dir: &Path) -> Result<usize> {
-    let mut n = 0;
-    let top = match fs::read_dir(dir) {
+    clean_below(dir, 1)
+}
+
+/// Removes orphaned temporary files in the directories `depth` levels
+/// below `dir` (the cache keeps bodies one level down, the archive two).
+pub(crate) fn clean_below(dir: &Path, depth: usize) -> Result<usize> {
+    let entries = match fs::read_dir(dir) {
         Ok(t) => t,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(Error::io(dir, "cannot read directory", e)),
     };
-    for sub in top.flatten() {
-        let p = sub.path();
-        if !p.is_dir() {
+    let mut n = 0;
+    for f in entries.flatten() {
+        let p = f.path();
+        if depth > 0 {
+            if p.is_dir() {
+                n += clean_below(&p, depth - 1)?;
+            }
             continue;
         }
-        let entries = fs::read_dir(&p).map_err(|e| Error::io(&p, "cannot read directory", e))?;
-        for f in entries.flatten() {
-            let name = f.file_name().to_string_lossy().into_owned();
-            if name.starts_with(TEMP_PREFIX) && orphaned(&name) {
-                let fp = f.path();
-                fs::remove_file(&fp).map_err(|e| Error::io(&fp, "cannot remove", e))?;
-                n += 1;
-            }
+        let name = f.file_name().to_string_lossy().into_owned();
+        if name.starts_with(TEMP_PREFIX) && orphaned(&name) {
+            fs::remove_file(&p).map_err(|e| Error::io(&p, "cannot remove", e))?;
+            n += 1;
         }
     }
     Ok(n)

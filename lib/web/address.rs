@@ -122,6 +122,9 @@ pub fn is_private(ip: IpAddr) -> bool {
 /// (`192.0.2.53`, `192.0.2.53:5353`, `2001:db8::53`, `[2001:db8::53]:5353`).
 pub fn parse_nameserver(s: &str) -> std::result::Result<SocketAddr, String> {
     let s = s.trim();
+    if s.is_empty() {
+        return Err("empty address".into());
+    }
     if let Ok(a) = s.parse::<SocketAddr>() {
         return Ok(a);
     }

@@ -6,6 +6,8 @@
 //! curl never resolves a name here: every request carries the address
 //! nlpc-resolve chose (CURLOPT_RESOLVE), and redirects are not followed by
 //! curl, so no request can reach an address the resolver did not approve.
+//! curl speaks only HTTP and HTTPS (CURLOPT_PROTOCOLS_STR and
+//! CURLOPT_REDIR_PROTOCOLS_STR), whatever URL it is handed.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -346,6 +348,28 @@ fn curl_err(what: &'static str, e: impl std::fmt::Display) -> Error {
     Error::Input(format!("libcurl: {what}: {e}"))
 }
 
+/// Lets libcurl speak only HTTP and HTTPS, on the first request and on any
+/// redirect it might follow: the libcurl built here also reads file:// and
+/// others, and a record that reached the fetcher by another way than
+/// admission must not make it read a local file. The curl crate has no
+/// setter for these options.
+fn http_only(e: &Easy2<Collector>) -> std::result::Result<(), curl::Error> {
+    // curl.h numbers them; curl-sys names only the older bitmask forms.
+    const CURLOPT_PROTOCOLS_STR: curl_sys::CURLoption = curl_sys::CURLOPTTYPE_OBJECTPOINT + 318;
+    const CURLOPT_REDIR_PROTOCOLS_STR: curl_sys::CURLoption =
+        curl_sys::CURLOPTTYPE_OBJECTPOINT + 319;
+    const PROTOCOLS: &std::ffi::CStr = c"http,https";
+    for opt in [CURLOPT_PROTOCOLS_STR, CURLOPT_REDIR_PROTOCOLS_STR] {
+        // SAFETY: the handle is live (owned by `e`), both options take a
+        // NUL-terminated string that libcurl copies, and PROTOCOLS is static.
+        let rc = unsafe { curl_sys::curl_easy_setopt(e.raw(), opt, PROTOCOLS.as_ptr()) };
+        if rc != curl_sys::CURLE_OK {
+            return Err(curl::Error::new(rc));
+        }
+    }
+    Ok(())
+}
+
 /// The port a URL connects to.
 pub fn port_of(url: &str) -> Option<u16> {
     let auth = crate::web::url::authority_of(url);
@@ -423,6 +447,7 @@ impl Client {
         }
         e.signal(false)?;
         e.follow_location(false)?;
+        http_only(&e)?;
         e.useragent(&self.cfg.user_agent)?;
         let mut headers = List::new();
         headers.append(&format!("Accept: {}", self.cfg.accept))?;
@@ -586,6 +611,11 @@ fn classify(
         }
     } else if e.is_filesize_exceeded() {
         Failure::TooLarge
+    } else if e.is_unsupported_protocol() {
+        Failure::Rejected(format!(
+            "only http and https are fetched: {}",
+            e.extra_description().unwrap_or(e.description())
+        ))
     } else if e.is_couldnt_connect() || e.is_couldnt_resolve_host() {
         Failure::Connect(e.extra_description().unwrap_or(e.description()).to_string())
     } else {
@@ -596,6 +626,59 @@ fn classify(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// libcurl, handed a URL of another scheme, refuses it without
+    /// touching the file or the network.
+    #[test]
+    fn libcurl_speaks_only_http_and_https() {
+        let dir = std::env::temp_dir().join(format!("nlpc-proto-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let secret = dir.join("secret.txt");
+        std::fs::write(&secret, "not for the crawler").unwrap();
+        let mut c = Client::new(Config {
+            user_agent: "t".into(),
+            from: None,
+            accept: "*/*".into(),
+            connect_timeout: Duration::from_secs(2),
+            timeout: Duration::from_secs(5),
+            min_speed: 0,
+            slow_time: Duration::from_secs(5),
+            max_size: 1 << 20,
+            filter: HeaderFilter::default(),
+            max_connections: 4,
+            pipeline: 1,
+            ca_file: None,
+        })
+        .unwrap();
+        let urls = [
+            format!("file://{}", secret.display()),
+            "ftp://127.0.0.1:9/x".to_string(),
+        ];
+        for (i, u) in urls.iter().enumerate() {
+            c.start(Request {
+                tag: i as u64,
+                url: u.clone(),
+                addr: IpAddr::from([127, 0, 0, 1]),
+                kind: Kind::Page,
+                headers: Vec::new(),
+            })
+            .unwrap();
+        }
+        let mut done = Vec::new();
+        while done.len() < urls.len() {
+            done.extend(c.poll(Duration::from_millis(100)).unwrap());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        for r in done {
+            assert!(r.body.is_empty(), "{}: read {:?}", r.url, r.body);
+            match &r.failure {
+                Some(Failure::Rejected(why)) => {
+                    assert!(why.starts_with("only http and https are fetched"), "{why}")
+                }
+                other => panic!("{}: {other:?}", r.url),
+            }
+        }
+    }
 
     #[test]
     fn content_types() {

@@ -96,8 +96,13 @@ fn refresh_target(content: &[u8]) -> Option<String> {
     let s = String::from_utf8_lossy(content);
     let (_, rest) = s.split_once([';', ','])?;
     let rest = rest.trim_start();
-    let rest = if rest.len() >= 3 && rest[..3].eq_ignore_ascii_case("url") {
-        rest[3..].trim_start().strip_prefix('=')?.trim_start()
+    // get(): the third byte may fall inside a character.
+    let rest = if let Some(after) = rest
+        .get(..3)
+        .filter(|k| k.eq_ignore_ascii_case("url"))
+        .and_then(|_| rest.get(3..))
+    {
+        after.trim_start().strip_prefix('=')?.trim_start()
     } else {
         rest
     };
@@ -313,6 +318,20 @@ mod tests {
             Some("http://x/")
         );
         assert_eq!(refresh_target(b"5"), None);
+    }
+
+    #[test]
+    fn refresh_with_a_character_across_the_third_byte() {
+        // "ūū" is four bytes: byte 3 falls inside the second "ū".
+        assert_eq!(
+            refresh_target("0; ūūrl=/x".as_bytes()).as_deref(),
+            Some("ūūrl=/x")
+        );
+        let l = extract_html(
+            "<meta http-equiv=refresh content=\"0; ūūrl=/x\">".as_bytes(),
+            UTF_8,
+        );
+        assert_eq!(l.refs, ["ūūrl=/x"]);
     }
 
     #[test]

@@ -120,7 +120,9 @@ fn parse_visit_time(v: &str) -> Option<(u32, u32)> {
     let (a, b) = v.trim().split_once('-')?;
     let hm = |s: &str| -> Option<u32> {
         let s = s.trim().replace(':', "");
-        if s.len() != 4 {
+        // Four ASCII digits, so the byte slices below cut between characters
+        // (and no sign slips through parse).
+        if s.len() != 4 || !s.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
         let h: u32 = s[..2].parse().ok()?;
@@ -331,5 +333,15 @@ mod tests {
         assert_eq!(parse_visit_time("0100-0600"), Some((60, 360)));
         assert_eq!(parse_visit_time("01:00-06:00"), Some((60, 360)));
         assert_eq!(parse_visit_time("2500-0600"), None);
+    }
+
+    #[test]
+    fn visit_time_with_a_character_across_the_second_byte() {
+        // "0ā0" is four bytes, and byte 2 falls inside "ā".
+        assert_eq!(parse_visit_time("0ā0-0200"), None);
+        assert_eq!(parse_visit_time("+100-0200"), None);
+        let r = Robots::parse("User-agent: *\nVisit-time: 0ā0-0200\nDisallow: /x\n".as_bytes());
+        assert_eq!(r.visit_time, None);
+        assert!(!r.allowed("/x"));
     }
 }

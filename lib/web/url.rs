@@ -56,19 +56,52 @@ fn plain_reference(r: &str) -> bool {
     safe && !path.split('/').any(|seg| seg == "." || seg == "..")
 }
 
+/// True when `s` would parse as a file: URL. The url crate trips its own
+/// debug assertions on some file: paths (servo/rust-url issue 1114), and a
+/// crawler has no use for file: URLs, so they are refused before parsing.
+/// Like the parser, this skips leading controls and spaces and ignores tabs
+/// and newlines anywhere.
+fn names_file(s: &str) -> bool {
+    let mut head = s
+        .bytes()
+        .filter(|b| !matches!(b, b'\t' | b'\n' | b'\r'))
+        .skip_while(|&b| b <= b' ');
+    let mut got = [0u8; 5];
+    for g in &mut got {
+        match head.next() {
+            Some(b) => *g = b,
+            None => return false,
+        }
+    }
+    got.eq_ignore_ascii_case(b"file:")
+}
+
+fn refuse_file(s: &str) -> Result<(), UrlError> {
+    if names_file(s) {
+        return Err(err(s, "file: URLs are not crawled"));
+    }
+    Ok(())
+}
+
 impl Base {
     /// Parses an absolute URL to serve as a base.
     pub fn parse(s: &str) -> Result<Base, UrlError> {
+        refuse_file(s)?;
         let url = ::url::Url::parse(s.trim()).map_err(|e| err(s, e.to_string()))?;
-        let fast = if matches!(url.scheme(), "http" | "https") && url.fragment().is_none() {
-            let ser = url.as_str();
-            let origin = origin_of(ser).len();
-            let query = ser.find('?').unwrap_or(ser.len());
-            let dir = ser[..query].rfind('/').map(|i| i + 1).unwrap_or(query);
-            (dir >= origin).then_some((origin, dir, query))
-        } else {
-            None
-        };
+        // The fast path copies the base as it is, so only a normalised base
+        // may take it: "%7e" or a stray "%" must come out as the parser's do.
+        let normalised = normalise_percent(url.path()) == url.path()
+            && url.query().is_none_or(|q| normalise_percent(q) == q);
+        let fast =
+            if matches!(url.scheme(), "http" | "https") && url.fragment().is_none() && normalised {
+                let ser = url.as_str();
+                let origin = origin_of(ser).len();
+                let query = ser.find('?').unwrap_or(ser.len());
+                let dir = ser[..query].rfind('/').map(|i| i + 1).unwrap_or(query);
+                (dir >= origin).then_some((origin, dir, query))
+            } else {
+                None
+            };
         Ok(Base { url, fast })
     }
 
@@ -88,6 +121,7 @@ impl Base {
                 return Ok(format!("{head}{r}"));
             }
         }
+        refuse_file(r)?;
         let u = self
             .url
             .join(r)
@@ -103,6 +137,7 @@ impl Base {
     /// Resolves through the URL parser only, for comparison with the fast path.
     #[doc(hidden)]
     pub fn join_parsed(&self, reference: &str) -> Result<String, UrlError> {
+        refuse_file(reference.trim())?;
         let u = self
             .url
             .join(reference.trim())
@@ -117,6 +152,7 @@ pub fn normalise(s: &str) -> Result<String, UrlError> {
     if s.is_empty() {
         return Err(err(s, "empty URL"));
     }
+    refuse_file(s)?;
     let u = ::url::Url::parse(s).map_err(|e| err(s, e.to_string()))?;
     Ok(finish(u))
 }
@@ -314,7 +350,9 @@ pub fn strip_session_ids(url: String) -> String {
     let is_session = |p: &str| {
         let name = p.split('=').next().unwrap_or("");
         SESSION_PARAMS.iter().any(|s| name.eq_ignore_ascii_case(s))
-            || (name.len() >= 12 && name[..12].eq_ignore_ascii_case("aspsessionid"))
+            || name
+                .get(..12)
+                .is_some_and(|n| n.eq_ignore_ascii_case("aspsessionid"))
     };
     let query = q_at.map(|i| &url[i + 1..]);
     let query_has_session = query.is_some_and(|q| q.split('&').any(is_session));
@@ -377,6 +415,48 @@ mod tests {
     }
 
     #[test]
+    fn a_base_that_is_not_normalised_joins_as_the_parser_does() {
+        // Found by the url fuzz target: a stray "%" and "%ee" in the base.
+        for (b, r) in [
+            ("http://h/%7\u{1}%eer/a", "x?q=1"),
+            ("http://h/%7euser/a", "b"),
+            ("http://h/a?%7e", "?b"),
+            ("http://h/a?%zz", "/c"),
+        ] {
+            let base = Base::parse(b).unwrap();
+            assert_eq!(
+                base.join(r),
+                base.join_parsed(r),
+                "base {b:?} reference {r:?}"
+            );
+        }
+        assert_eq!(
+            Base::parse("http://h/%7euser/a")
+                .unwrap()
+                .join("b")
+                .unwrap(),
+            "http://h/~user/b"
+        );
+    }
+
+    #[test]
+    fn file_urls_are_refused_before_the_parser_sees_them() {
+        // Found by the url fuzz target: these trip a debug assertion in the
+        // url crate's path parser.
+        assert!(Base::parse("file://p:/0://p:").is_err());
+        assert!(Base::parse("file:///w:/a:").is_err());
+        assert!(normalise("file:///w:/a:/..").is_err());
+        assert!(normalise(" \u{1}FI\tLE:///w:/a:/..").is_err());
+        let b = Base::parse("http://h/a/").unwrap();
+        assert!(b.join("file:..").is_err());
+        assert!(b.join_parsed("fIle:..").is_err());
+        // Other schemes, and "file" elsewhere, are not touched.
+        assert_eq!(b.join("files:x").unwrap(), "files:x");
+        assert_eq!(b.join("file").unwrap(), "http://h/a/file");
+        assert_eq!(normalise("http://h/file:").unwrap(), "http://h/file:");
+    }
+
+    #[test]
     fn percent_normalisation() {
         assert_eq!(normalise_percent("/%7euser/%2fa%2Fb"), "/~user/%2Fa%2Fb");
         assert_eq!(normalise_percent("/100%"), "/100%25");
@@ -426,6 +506,11 @@ mod tests {
             "http://h/a?x=2"
         );
         assert_eq!(strip_session_ids("http://h/a?sid=3".into()), "http://h/a");
+        // Byte 12 falls inside "ū": no panic, and not a session id.
+        assert_eq!(
+            strip_session_ids("http://h/a?aspsessioniūd=1".into()),
+            "http://h/a?aspsessioniūd=1"
+        );
         assert_eq!(
             strip_session_ids("http://h/a?side=3".into()),
             "http://h/a?side=3"

@@ -213,6 +213,11 @@ impl Parser {
         }
         for o in table::of(self.program) {
             for v in m.opt_strs(&o.key()) {
+                // A list given as '' or blanks would otherwise vanish and
+                // leave the default in force without a word.
+                if o.kind == Kind::List && values_of(o, &v).is_empty() {
+                    return Err(bad(format!("{}: empty value", o.display())));
+                }
                 check_value(o, &v).map_err(&bad)?;
             }
         }
@@ -559,7 +564,8 @@ impl Parsed {
             // A refusal at startup, for the person who typed the command:
             // a plain line, as for a usage error, not a log line.
             e => {
-                eprintln!("{name}: {e}");
+                let e = e.to_string();
+                eprintln!("{name}: {}", crate::document::escape::controls(&e));
                 std::process::exit(1)
             }
         }

@@ -188,7 +188,7 @@ impl<'d> Fetcher<'d> {
     pub fn run(&mut self) -> Result<()> {
         info!("started, database {}", self.d.common.db.display());
         // A fetcher killed while writing a body leaves its temporary file.
-        let n = self.cache.clean_temporaries()?;
+        let n = self.cache.clean_temporaries()? + self.archive.clean_temporaries()?;
         if n > 0 {
             info!("removed {n} temporary files of killed fetchers");
         }

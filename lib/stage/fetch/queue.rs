@@ -36,6 +36,15 @@ pub struct AddrEntry {
     pub owner: Option<Lease>,
 }
 
+/// The longest rest read back from the store: a damaged entry must neither
+/// overflow the clock nor bar its address for ever.
+const MAX_REST_MS: u64 = 86_400_000;
+
+/// How long to wait for a rest stored as ending at `until` (Unix ms).
+fn rest_wait(until: u64, now_ms: u64) -> Duration {
+    Duration::from_millis(until.saturating_sub(now_ms).min(MAX_REST_MS))
+}
+
 impl AddrEntry {
     pub(super) fn encode(&self) -> [u8; 20] {
         let mut v = [0; 20];
@@ -190,9 +199,24 @@ impl Fetcher<'_> {
                 self.push_outcome(job, r, Vec::new(), None);
                 continue;
             }
+            // Admission lets in only http and https; a record that came by
+            // another way is refused here, before robots.txt or libcurl
+            // (which would refuse it too) are asked.
+            let scheme = url::scheme_of(&job.rec.url).to_ascii_lowercase();
+            if scheme != "http" && scheme != "https" {
+                let mut r = job.rec.clone();
+                let why = format!(
+                    "only http and https are fetched (scheme {})",
+                    admit::shown(&scheme)
+                );
+                info!("rejected {}: {why}", job.rec.url);
+                self.fail(&mut r, State::Rejected, why, 0);
+                self.push_outcome(job, r, Vec::new(), None);
+                continue;
+            }
             let q = self.addrs.entry(addr).or_insert_with(|| {
                 let until = rests.get(&addr).copied().flatten().unwrap_or(0);
-                let wait = Duration::from_millis(until.saturating_sub(now_ms));
+                let wait = rest_wait(until, now_ms);
                 AddrQueue {
                     gate: Gate::new(addr, now + wait),
                     jobs: VecDeque::new(),
@@ -247,5 +271,20 @@ impl Fetcher<'_> {
             }
         }
         w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_damaged_rest_waits_a_day_at_most() {
+        assert_eq!(rest_wait(1500, 1000), Duration::from_millis(500));
+        assert_eq!(rest_wait(500, 1000), Duration::ZERO);
+        let w = rest_wait(u64::MAX, 1000);
+        assert_eq!(w, Duration::from_millis(MAX_REST_MS));
+        // The gate is set at now + wait: this must not overflow.
+        assert!(Instant::now().checked_add(w).is_some());
     }
 }

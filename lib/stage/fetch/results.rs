@@ -34,12 +34,21 @@ pub fn x_robots(values: &[String]) -> (bool, bool) {
     (noindex, nofollow)
 }
 
+/// The longest Cache-Control max-age taken as it is: a year, as the older
+/// HTTP/1.1 specification asked of servers. nlpc-up only uses an expiry to
+/// refetch sooner than --ttexp, so a longer one would change nothing, and a
+/// max-age near 2^64 must not wrap around to before the fetch.
+pub const MAX_EXPIRY: u64 = 365 * 86_400;
+
 /// When the response says it expires: Cache-Control max-age, else Expires.
 pub fn expiry(h: &http::Headers, now: u64) -> u64 {
     for d in h.cache_control.split(',') {
         if let Some(v) = d.trim().strip_prefix("max-age=") {
-            if let Ok(secs) = v.trim_matches('"').parse::<u64>() {
-                return now + secs;
+            let v = v.trim_matches('"');
+            // Digits too many for u64 still mean "very long" (RFC 9111 1.2.2).
+            if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+                let secs = v.parse::<u64>().unwrap_or(u64::MAX);
+                return now.saturating_add(secs.min(MAX_EXPIRY));
             }
         }
     }
@@ -450,6 +459,22 @@ mod tests {
         assert_eq!(expiry(&h, 1000), 1000);
         h.expires.clear();
         assert_eq!(expiry(&h, 1000), 0);
+    }
+
+    #[test]
+    fn expiry_far_ahead_is_capped_not_wrapped() {
+        let now = 1_700_000_000;
+        let mut h = http::Headers {
+            cache_control: "max-age=18446744073709551615".into(),
+            ..http::Headers::default()
+        };
+        assert_eq!(expiry(&h, now), now + MAX_EXPIRY);
+        h.cache_control = format!("max-age={}", MAX_EXPIRY + 1);
+        assert_eq!(expiry(&h, now), now + MAX_EXPIRY);
+        h.cache_control = "max-age=99999999999999999999999".into();
+        assert_eq!(expiry(&h, now), now + MAX_EXPIRY);
+        h.cache_control = "max-age=60".into();
+        assert_eq!(expiry(&h, u64::MAX - 10), u64::MAX);
     }
 
     #[test]

@@ -1,0 +1,273 @@
+// What each fuzz target does to one input, shared by the cargo-fuzz targets
+// (fuzz/fuzz_targets/*.rs) and the stable regression test
+// (tests/fuzz_regressions.rs), which include!() this file. Only public
+// library functions are called; a panic or a failed assertion is a finding.
+
+use nlpcrawl::document::charset::{self, Kind};
+use nlpcrawl::document::dict::Dict;
+use nlpcrawl::document::{lang, text, words};
+use nlpcrawl::run::clock;
+use nlpcrawl::stage::fetch::{expiry, x_robots};
+use nlpcrawl::stage::resolve::HostEntry;
+use nlpcrawl::store::archive::Version;
+use nlpcrawl::store::record::Record;
+use nlpcrawl::store::rep::RepCache;
+use nlpcrawl::web::http::{self, HeaderFilter, Headers};
+use nlpcrawl::web::links;
+use nlpcrawl::web::robots::{Entry, Robots};
+use nlpcrawl::web::url::{self, Base};
+
+/// What a target does to one input.
+pub type Target = fn(&[u8]);
+
+/// Every target, by the name its directories and fuzz binary have.
+pub const TARGETS: &[(&str, Target)] = &[
+    ("url", url),
+    ("robots", robots),
+    ("links", links),
+    ("charset", charset),
+    ("text", text),
+    ("record", record),
+    ("http", http),
+];
+
+const KINDS: [Kind; 4] = [Kind::Html, Kind::Xhtml, Kind::Xml, Kind::Plain];
+const LABELS: [&str; 6] = ["", "utf-8", "windows-1257", "utf-16le", "shift_jis", "bogus"];
+
+/// The first byte picks among `n` choices; the rest is the input proper.
+fn pick(data: &[u8], n: usize) -> (usize, &[u8]) {
+    match data.split_first() {
+        Some((&b, rest)) => (b as usize % n, rest),
+        None => (0, data),
+    }
+}
+
+/// The questions the daemons ask of a (normalised or not) URL.
+fn url_parts(u: &str) {
+    let _ = url::scheme_of(u);
+    let _ = url::host_of(u);
+    let _ = url::authority_of(u);
+    let _ = url::origin_of(u);
+    let _ = url::path_of(u);
+    let _ = url::path_depth(u);
+    let _ = url::max_repeated_segment(u);
+    let _ = url::parents(u);
+    let _ = url::strip_session_ids(u.to_string());
+    let _ = http::port_of(u);
+}
+
+/// A base URL on the first line, a reference on the second.
+pub fn url(data: &[u8]) {
+    let s = String::from_utf8_lossy(data);
+    let (base, reference) = s.split_once('\n').unwrap_or((&s, ""));
+    let _ = url::normalise_percent(base);
+    url_parts(base);
+    url_parts(reference);
+    if let Ok(n) = url::normalise(base) {
+        url_parts(&n);
+        // Two spellings of one resource must give one record. Only http and
+        // https become records (the url crate re-reads some file: URLs
+        // differently, which does not matter here).
+        if matches!(url::scheme_of(&n), "http" | "https") {
+            assert_eq!(url::normalise(&n).as_ref(), Ok(&n), "normalise is not idempotent");
+        }
+    }
+    if let Ok(b) = Base::parse(base) {
+        let fast = b.join(reference);
+        // The concatenation shortcut must agree with the URL parser.
+        assert_eq!(fast, b.join_parsed(reference), "fast join disagrees");
+        if let Ok(j) = fast {
+            url_parts(&j);
+        }
+    }
+}
+
+/// The path to ask about on the first line, a robots.txt after it.
+pub fn robots(data: &[u8]) {
+    let (path, body) = match data.iter().position(|&b| b == b'\n') {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (&b"/"[..], data),
+    };
+    let path = String::from_utf8_lossy(path);
+    let r = Robots::parse(body);
+    let _ = r.allowed(&path);
+    let _ = r.allowed("/");
+    let _ = r.delay();
+    for minute in [0, 59, 720, 1439, 1440, u32::MAX] {
+        let _ = r.visit_allowed(minute);
+    }
+    for s in &r.sitemaps {
+        let _ = url::normalise(s);
+    }
+    for status in [0, 200, 304, 404, 503] {
+        let e = Entry {
+            origin: "http://h".into(),
+            fetched: 0,
+            expires: 0,
+            status,
+            body: body.to_vec(),
+        };
+        let _ = e.robots().allowed(&path);
+    }
+}
+
+/// A document in one of a few encodings, as HTML and as XML; every link
+/// resolved against a base.
+pub fn links(data: &[u8]) {
+    let (i, doc) = pick(data, LABELS.len());
+    let enc = charset::resolve(LABELS[i]).unwrap_or(charset::resolve("utf-8").unwrap());
+    let base = Base::parse("http://h.example/a/b.html").unwrap();
+    for l in [links::extract_html(doc, enc), links::extract_xml(doc, enc)] {
+        let here = match l.base.as_deref().map(|b| base.join(b)) {
+            Some(Ok(b)) => Base::parse(&b).unwrap_or(base.clone()),
+            _ => base.clone(),
+        };
+        for r in &l.refs {
+            let _ = here.join(r);
+        }
+    }
+}
+
+/// A body with a document kind and a server-sent label.
+pub fn charset(data: &[u8]) {
+    let (i, body) = pick(data, KINDS.len() * LABELS.len());
+    let kind = KINDS[i % KINDS.len()];
+    let label = LABELS[i / KINDS.len()];
+    let default = charset::resolve("windows-1252").unwrap();
+    let d = charset::detect(body, label, kind, default);
+    assert!(d.bom_len <= body.len(), "byte order mark past the end");
+    let text = charset::decode(body, &d);
+    let q = charset::Quality::of(&text);
+    assert!(q.solid <= q.chars && q.replaced <= q.chars);
+    let _ = q.replaced_share();
+    let _ = charset::prescan(body);
+    let _ = charset::xml_declaration(body);
+    let _ = charset::charset_from_content(body);
+    let lossy = String::from_utf8_lossy(body);
+    let _ = charset::Kind::of(&lossy);
+    let _ = charset::content_type_charset(&lossy);
+    let _ = http::split_content_type(&lossy);
+    let _ = charset::resolve(&lossy).map(charset::name);
+}
+
+/// A decoded document: its visible text in every kind, the language
+/// sample and the dictionary words of that text; the input as a word list.
+pub fn text(data: &[u8]) {
+    let doc = String::from_utf8_lossy(data);
+    let dict = Dict::from_bytes(data.to_vec()).ok();
+    for kind in KINDS {
+        let v = text::visible(&doc, kind);
+        for cap in [0, 1, 7, 64, 1000] {
+            let _ = lang::sample(&v.text, cap);
+        }
+        let mut n = 0usize;
+        words::for_each_word(&v.text, |_| n += 1);
+        if let Some(d) = &dict {
+            let r = d.ratio(&v.text);
+            assert!(r.found <= r.words, "more words found than seen");
+        }
+    }
+}
+
+/// Bytes as the store would hand them back: a record, a history entry, a
+/// host entry and a REP cache file. What decodes must encode back to itself.
+pub fn record(data: &[u8]) {
+    if let Ok(r) = Record::decode(data) {
+        assert_eq!(Record::decode(&r.encode()).as_ref(), Ok(&r), "record round trip");
+    }
+    let _ = Record::decode_url(data);
+    let _ = Record::decode_addr(data);
+    let (k, v) = data.split_at(data.len().min(24));
+    if let Some(ver) = Version::decode(k, v) {
+        assert_eq!(Version::decode(k, &ver.encode()), Some(ver), "history round trip");
+    }
+    if let Ok(h) = HostEntry::decode(data) {
+        assert_eq!(HostEntry::decode(&h.encode()), Ok(h), "host entry round trip");
+    }
+    rep_file(data);
+}
+
+/// Loads `data` as a REP cache file, through the one public way in.
+fn rep_file(data: &[u8]) {
+    use std::sync::OnceLock;
+    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        std::env::temp_dir().join(format!("nlpcrawl-fuzz-rep-{}", std::process::id()))
+    });
+    let cache = RepCache::new(dir);
+    let origin = "http://h.example";
+    let path = cache.path(origin);
+    if let Some(parent) = path.parent() {
+        if std::fs::create_dir_all(parent).is_err() {
+            return;
+        }
+    }
+    if std::fs::write(&path, data).is_ok() {
+        if let Ok(Some(e)) = cache.load(origin) {
+            let _ = e.robots();
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+/// Response header lines, taken in as nlpc-fetch takes them, then every
+/// check made of them; the input is also a compressed body.
+pub fn http(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let mut h = Headers::default();
+    for line in text.lines() {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        match name.trim().to_ascii_lowercase().as_str() {
+            "content-type" => (h.content_type, h.charset) = http::split_content_type(value),
+            "content-language" => {
+                h.languages = value
+                    .split(',')
+                    .map(|t| t.trim().to_ascii_lowercase())
+                    .filter(|t| !t.is_empty())
+                    .collect()
+            }
+            "content-encoding" => h.content_encoding = value.to_ascii_lowercase(),
+            "content-length" => h.content_length = value.parse().ok(),
+            "etag" => h.etag = value.to_string(),
+            "last-modified" => h.last_modified = value.to_string(),
+            "expires" => h.expires = value.to_string(),
+            "cache-control" => h.cache_control = value.to_ascii_lowercase(),
+            "location" => h.location = value.to_string(),
+            "x-robots-tag" => h.x_robots_tag.push(value.to_string()),
+            _ => {}
+        }
+    }
+    let filter = HeaderFilter {
+        types: vec!["text/html".into()],
+        charsets: ["utf-8", "windows-1257"]
+            .iter()
+            .filter_map(|l| charset::resolve(l))
+            .collect(),
+        langs: ["lv", "et"].iter().filter_map(|c| lang::of_tag(c)).collect(),
+    };
+    let _ = filter.refuse(&h);
+    for t in &h.languages {
+        let _ = lang::of_tag(t);
+    }
+    let _ = lang::of_header(&text);
+    let _ = x_robots(&h.x_robots_tag);
+    for now in [0, 1_700_000_000, u64::MAX] {
+        let e = expiry(&h, now);
+        // Without Expires, an expiry is a max-age after now, never before.
+        if h.expires.is_empty() {
+            assert!(e == 0 || e >= now, "expiry {e} before the fetch at {now}");
+        }
+    }
+    let _ = clock::parse_http_date(&h.expires);
+    let _ = clock::parse_http_date(&h.last_modified);
+    let _ = clock::parse_http_date(&text);
+    if let Ok(b) = Base::parse("http://h.example/a") {
+        let _ = b.join(&h.location);
+    }
+    for enc in ["gzip", "deflate", "br", &h.content_encoding] {
+        let _ = http::decode_body(enc, data.to_vec(), 1 << 16);
+    }
+}
