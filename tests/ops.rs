@@ -451,3 +451,42 @@ fn log_lines_carry_time_and_level_and_stay_small() {
     );
     assert!(per_page <= 400, "{per_page} bytes of log a page");
 }
+
+#[test]
+fn under_the_journal_lines_carry_a_priority_and_no_timestamp() {
+    use std::os::unix::fs::MetadataExt;
+    let c = Crawl::new();
+    let o = c.run("nlpc-scan", &["http://a.test/"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let set = |stream: &dyn Fn(&Path) -> String| -> String {
+        let path = c.tmp.path().join("stderr");
+        let f = std::fs::File::create(&path).unwrap();
+        let o = c
+            .cmd("nlpc-list")
+            .args(["--set", "fetch-burst=3"])
+            .env("JOURNAL_STREAM", stream(&path))
+            .stderr(f)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0));
+        std::fs::read_to_string(&path).unwrap()
+    };
+    // Standard error is the stream systemd named: the journal's form.
+    let journal = set(&|p| {
+        let m = std::fs::metadata(p).unwrap();
+        format!("{}:{}", m.dev(), m.ino())
+    });
+    assert_eq!(
+        journal.trim_end(),
+        "<6>nlpc-list info: setting fetch-burst changed: (default) -> 3"
+    );
+    // Another stream (the variable inherited, standard error elsewhere):
+    // a timestamp.
+    let other = set(&|_| "1:1".to_string());
+    let l = other.trim_end();
+    assert_eq!(
+        log_line(l),
+        Some(("nlpc-list", "info", "setting fetch-burst changed: 3 -> 3")),
+        "{l}"
+    );
+}

@@ -56,9 +56,22 @@ pub fn debug_enabled(level: u8) -> bool {
 }
 
 /// True when standard error goes to the journal: systemd sets
-/// JOURNAL_STREAM for the services whose output it connects to it.
+/// JOURNAL_STREAM to the device and inode of the stream it connects to a
+/// service, and the child of a service whose standard error was sent
+/// elsewhere (nlpcd's `--log`) inherits the variable but not the stream.
 fn journal() -> bool {
-    *JOURNAL.get_or_init(|| std::env::var_os("JOURNAL_STREAM").is_some_and(|v| !v.is_empty()))
+    *JOURNAL.get_or_init(|| {
+        let Some(v) = std::env::var_os("JOURNAL_STREAM") else {
+            return false;
+        };
+        // SAFETY: fstat fills the zeroed struct or fails; fd 2 may be
+        // closed, which it reports.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(2, &mut st) } != 0 {
+            return false;
+        }
+        v.to_str() == Some(&format!("{}:{}", st.st_dev, st.st_ino))
+    })
 }
 
 /// What goes before the message: `2026-11-24T10:00:00Z nlpc-fetch info: `,
