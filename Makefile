@@ -1,9 +1,20 @@
 # nlpcrawl: build, test, lint and install.
 PREFIX ?= /usr/local
 DESTDIR ?=
+# release (stripped, for installs and benchmarks) or debug (what the tests
+# build; `make install PROFILE=debug` installs that, quickly, for tests).
+PROFILE ?= release
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 MANDIR = $(DESTDIR)$(PREFIX)/share/man
+UNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
+# /etc/default/nlpcrawl under the prefix's etc: /usr/local/etc/default for
+# PREFIX=/usr/local is not read by the units, so the file always goes to
+# $(DESTDIR)/etc/default unless SYSCONFDIR says otherwise.
+SYSCONFDIR ?= /etc
+DEFAULTDIR = $(DESTDIR)$(SYSCONFDIR)/default
 CARGO ?= cargo
+PYTHON ?= python3
+VENV = $(CURDIR)/target/venv
 
 BINS = nlpcd nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-up nlpc-list nlpc-dump
 MAN1 = man/nlpc-scan.1 man/nlpc-resolve.1 man/nlpc-fetch.1 man/nlpc-vrfy.1 \
@@ -11,16 +22,35 @@ MAN1 = man/nlpc-scan.1 man/nlpc-resolve.1 man/nlpc-fetch.1 man/nlpc-vrfy.1 \
 MAN7 = man/nlpcrawl.7
 MAN8 = man/nlpcd.8
 MANS = $(MAN1) $(MAN7) $(MAN8)
-UNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
 UNITS = nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-up nlpcd
 
-.PHONY: all test lint bench fuzz install uninstall clean check-units demo
+ifeq ($(PROFILE),release)
+CARGO_PROFILE = --release
+STRIP =
+else
+CARGO_PROFILE =
+# The debug profile is not stripped by cargo: install strips it.
+STRIP = -s
+endif
 
-all:
-	$(CARGO) build --release --locked
+.PHONY: all build test lint bench fuzz install install-files install-user uninstall clean check-units demo venv
 
-test:
-	$(CARGO) test --locked
+all: build
+
+build:
+	$(CARGO) build $(CARGO_PROFILE) --locked
+
+# warcio, the independent WARC reader of tests/dump.rs, in a virtual
+# environment of this tree, not in the system's Python.
+venv: $(VENV)/.warcio
+
+$(VENV)/.warcio:
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python3 -m pip install --quiet warcio
+	touch $@
+
+test: venv
+	NLPCRAWL_PYTHON=$(VENV)/bin/python3 $(CARGO) test --locked
 
 lint:
 	$(CARGO) fmt --check
@@ -44,12 +74,20 @@ fuzz:
 	done
 
 # A small crawl of a generated web on loopback (see scripts/demo).
-demo: all
+demo: build
 	scripts/demo
 
-install: all
-	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man7 $(MANDIR)/man8 $(UNITDIR)
-	for b in $(BINS); do install -m 755 target/release/$$b $(BINDIR)/$$b; done
+# Where install takes the binaries from: this tree's target/PROFILE.
+BINSRC ?= target/$(PROFILE)
+
+# Binaries (stripped: the release profile strips them), manuals, units and
+# /etc/default/nlpcrawl (never overwritten: it holds the operator's options).
+install: build install-files
+
+# What install copies, without building (tests/install.rs uses this).
+install-files:
+	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man7 $(MANDIR)/man8 $(UNITDIR) $(DEFAULTDIR)
+	for b in $(BINS); do install -m 755 $(STRIP) $(BINSRC)/$$b $(BINDIR)/$$b; done
 	install -m 644 $(MAN1) $(MANDIR)/man1/
 	install -m 644 $(MAN7) $(MANDIR)/man7/
 	install -m 644 $(MAN8) $(MANDIR)/man8/
@@ -57,6 +95,14 @@ install: all
 		sed 's#@BINDIR@#$(PREFIX)/bin#' scripts/systemd/$$u.service.in > $(UNITDIR)/$$u.service; \
 		chmod 644 $(UNITDIR)/$$u.service; done
 	install -m 644 scripts/systemd/nlpcrawl.target $(UNITDIR)/
+	test -e $(DEFAULTDIR)/nlpcrawl || install -m 644 scripts/systemd/nlpcrawl.default $(DEFAULTDIR)/nlpcrawl
+
+# The system user the units run as, and its group: members of the group may
+# read the crawl (nlpc-list, nlpc-dump). Run as root, once.
+install-user:
+	getent group nlpcrawl >/dev/null || groupadd --system nlpcrawl
+	getent passwd nlpcrawl >/dev/null || useradd --system --gid nlpcrawl \
+		--home-dir /var/lib/nlpcrawl --no-create-home --shell /usr/sbin/nologin nlpcrawl
 
 # The units, made for the binaries of this tree, checked by systemd itself.
 check-units:

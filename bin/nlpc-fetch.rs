@@ -17,4 +17,5 @@ fn main() {
     if let Err(e) = res {
         daemon::fail(NAME, e);
     }
+    daemon::finish(d);
 }

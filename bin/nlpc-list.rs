@@ -4,7 +4,8 @@ use std::io::Write;
 
 use nlpcrawl::output::list::{self, Config};
 use nlpcrawl::run::daemon;
-use nlpcrawl::run::options::{Parser, Program};
+use nlpcrawl::run::log;
+use nlpcrawl::run::options::{settings, Parsed, Parser, Program};
 use nlpcrawl::store::archive::Archive;
 use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::{self, Read, Store};
@@ -14,6 +15,11 @@ const NAME: &str = "nlpc-list";
 
 fn main() {
     let o = Parser::new(Program::List).parse_env();
+    log::init(NAME, o.common.debug);
+    let set = o.list("set");
+    if o.flag("config") || !set.is_empty() {
+        config(&o, &set);
+    }
     let cfg = Config::from_options(&o).unwrap_or_else(|e| o.fail(e));
     let (sel, json) = (&cfg.select, cfg.json);
     let opts = store::Options {
@@ -79,6 +85,27 @@ fn main() {
     }) {
         daemon::fail(NAME, e);
     }
+}
+
+/// `--set NAME=VALUE` (each change logged) and `--config`; then exits.
+fn config(o: &Parsed, set: &[String]) -> ! {
+    let opts = store::Options {
+        read_only: set.is_empty(),
+        create: store::Create::Never,
+        ..store::Options::default()
+    };
+    let st = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
+    if !set.is_empty() {
+        match settings::set(&st, set) {
+            Ok(changes) => changes.iter().for_each(|c| nlpcrawl::info!("{c}")),
+            Err(e) => o.fail(e),
+        }
+    }
+    if o.flag("config") {
+        let stored = settings::load(&st).unwrap_or_else(|e| daemon::fail(NAME, e));
+        print!("{}", settings::show(&stored));
+    }
+    std::process::exit(0)
 }
 
 /// `--history URL`: the URL as given, or normalised as the crawl stores it.

@@ -19,6 +19,7 @@ fn main() {
     if let Err(e) = d.run(&[State::New], |d| resolve::step(d, &mut r)) {
         daemon::fail(NAME, e);
     }
+    daemon::finish(d);
     let s = r.stats();
     nlpcrawl::debug!(
         "{} queries, {} hosts resolved, {} cache hits",

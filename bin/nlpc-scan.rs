@@ -3,7 +3,7 @@
 use nlpcrawl::info;
 use nlpcrawl::run::daemon::{self, Daemon};
 use nlpcrawl::run::log;
-use nlpcrawl::run::options::{Parser, Program};
+use nlpcrawl::run::options::{settings, Parser, Program};
 use nlpcrawl::stage::scan::{self, Config};
 use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::record::State;
@@ -28,6 +28,15 @@ fn main() {
             ..store::Options::default()
         };
         let store = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
+        daemon::log_overrides(&o.common);
+        if store.created() {
+            // The crawl begins: its settings are those given now.
+            let given = o.given_settings();
+            settings::store_all(&store, &given).unwrap_or_else(|e| daemon::fail(NAME, e));
+            if !given.is_empty() {
+                info!("stored settings: {}", settings::describe(&given));
+            }
+        }
         let from_stdin = o.free() == ["-"];
         let operands = o.free().to_vec();
         let urls: Box<dyn Iterator<Item = scan::Seed>> = if from_stdin {
@@ -55,4 +64,5 @@ fn main() {
     if let Err(e) = d.run(&[State::Verified], |d| scan::step(d, &cfg, &cache)) {
         daemon::fail(NAME, e);
     }
+    daemon::finish(d);
 }

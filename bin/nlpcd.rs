@@ -13,7 +13,12 @@ fn main() {
     let m = args::command()
         .try_get_matches()
         .unwrap_or_else(|e| args::clap_exit(e));
-    let plan = args::plan(&m).unwrap_or_else(|e| daemon::fail(NAME, e));
+    // A refusal before anything starts is a plain line, as a usage error.
+    let plan = args::plan(&m).unwrap_or_else(|e| {
+        let e = e.to_string();
+        eprintln!("{NAME}: {}", nlpcrawl::document::escape::controls(&e));
+        std::process::exit(1)
+    });
     log::init(NAME, plan.debug);
     let seeds: Box<dyn Iterator<Item = scan::Seed>> = if plan.seeds == ["-"] {
         Box::new(scan::seed_lines(std::io::stdin().lock(), |e| {
@@ -31,6 +36,7 @@ fn main() {
         create: plan.create,
         monitor: plan.monitor,
         log: plan.log,
+        settings: plan.settings,
     };
     if let Err(e) = supervisor::run(launch) {
         daemon::fail(NAME, e);

@@ -30,9 +30,35 @@ fn page(links: &[&str]) -> Vec<u8> {
     format!("<html><body><p>Rīga</p>{a}</body></html>").into_bytes()
 }
 
-/// Lines of `err` that mention `url`.
-fn lines_with<'a>(err: &'a str, url: &str) -> Vec<&'a str> {
-    err.lines().filter(|l| l.contains(url)).collect()
+/// A log line without its timestamp and level: "2026-11-24T10:00:00Z
+/// nlpc-scan info: x" reads "nlpc-scan: x", so the assertions speak of
+/// what was said.
+fn message(line: &str) -> String {
+    let rest = match line.split_once(' ') {
+        Some((t, rest)) if t.ends_with('Z') && t.contains('T') => rest,
+        _ => line,
+    };
+    for level in [" info: ", " error: ", " debug: "] {
+        if let Some((name, said)) = rest.split_once(level) {
+            if !name.contains(' ') {
+                return format!("{name}: {said}");
+            }
+        }
+    }
+    rest.to_string()
+}
+
+/// Standard error as messages (see [`message`]).
+fn messages(err: &str) -> String {
+    err.lines().map(message).collect::<Vec<_>>().join("\n")
+}
+
+/// Messages of `err` that mention `url`.
+fn lines_with(err: &str, url: &str) -> Vec<String> {
+    err.lines()
+        .filter(|l| l.contains(url))
+        .map(message)
+        .collect()
 }
 
 #[test]
@@ -278,7 +304,7 @@ fn a_record_whose_daemon_fails_three_times_holding_it_is_quarantined() {
             .env("NLPCRAWL_TEST_ESCAPE_ON", "deadly")
             .output()
             .unwrap();
-        let err = stderr(&o);
+        let err = messages(&stderr(&o));
         assert_eq!(o.status.code(), Some(1), "{err}");
         assert!(
             err.contains(&format!(
@@ -442,6 +468,7 @@ fn nlpcd_restarts_a_failing_daemon_with_growing_waits_and_does_not_give_up() {
     let log = err.lock().unwrap().clone();
     let mut waits = Vec::new();
     for (i, (at, l)) in log.iter().enumerate() {
+        let l = message(l);
         let Some(rest) = l.strip_prefix("nlpcd: nlpc-vrfy exited 1; restarting in ") else {
             continue;
         };
@@ -452,7 +479,7 @@ fn nlpcd_restarts_a_failing_daemon_with_growing_waits_and_does_not_give_up() {
         // measured from when the lines arrived.
         if let Some((started, _)) = log[i..]
             .iter()
-            .find(|(_, s)| s.starts_with("nlpcd: started nlpc-vrfy"))
+            .find(|(_, s)| message(s).starts_with("nlpcd: started nlpc-vrfy"))
         {
             let took = started.duration_since(*at);
             assert!(

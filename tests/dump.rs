@@ -28,18 +28,33 @@ fn b64(s: &str) -> Vec<u8> {
     data_encoding::BASE64.decode(s.as_bytes()).expect("base64")
 }
 
+/// The Python that has warcio: `$NLPCRAWL_PYTHON` (the Makefile sets it),
+/// else the virtual environment `make venv` makes, else python3.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("NLPCRAWL_PYTHON").filter(|p| !p.is_empty()) {
+        return p.into();
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/venv/bin/python3");
+    if venv.exists() {
+        venv
+    } else {
+        "python3".into()
+    }
+}
+
 /// Reads `warc` back with warcio; one JSON object per record. Fails the
 /// test, saying what to install, when python3 or warcio is missing: CI
-/// installs both, so a silent skip would hide a broken round trip.
+/// installs both (warcio in target/venv, by `make venv`), so a silent skip
+/// would hide a broken round trip.
 fn read_back(warc: &Path, payloads: bool) -> Vec<Value> {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/warc_read.py");
-    let mut cmd = Command::new("python3");
+    let mut cmd = Command::new(python());
     cmd.arg(&script).arg(warc);
     if payloads {
         cmd.arg("--payloads");
     }
     let o = cmd.output().unwrap_or_else(|e| {
-        panic!("python3 is needed to read the WARC back with warcio ({e}); .ci/run installs it")
+        panic!("python3 is needed to read the WARC back with warcio ({e}); make venv installs it")
     });
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "warc_read.py failed: {err}");

@@ -345,7 +345,7 @@ fn the_monitor_prints_a_line_a_second_off_a_terminal() {
     assert!(out.contains("SCANNED="), "{out}");
     // The daemons' lines went to the log, not to the monitor.
     let logged = std::fs::read_to_string(&log).unwrap();
-    assert!(logged.contains("nlpc-fetch: fetched"), "{logged}");
+    assert!(logged.contains("nlpc-fetch info: fetched"), "{logged}");
 }
 
 /// Mounts a small tmpfs at `dir` for the life of the value.

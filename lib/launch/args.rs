@@ -30,6 +30,9 @@ pub struct Plan {
     pub filter: Filter,
     /// Each daemon with its arguments.
     pub daemons: Vec<Daemon>,
+    /// The settings given on the command line: stored if this run creates
+    /// the crawl.
+    pub settings: Vec<(&'static Opt, String)>,
 }
 
 /// nlpcd's clap command, from the table.
@@ -210,7 +213,11 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
         .find(|(p, _)| *p == Program::Scan)
         .map(|(_, a)| a.as_slice())
         .unwrap_or_default();
-    let filter = scan::Config::from_options(&check_daemon(Program::Scan, scan_args)?)?.filter;
+    // Seeds pass nlpc-scan's filter as nlpc-scan would apply it: with the
+    // crawl's stored settings under what the command line gives.
+    let mut scan_opts = check_daemon(Program::Scan, scan_args)?;
+    scan_opts.load_stored()?;
+    let filter = scan::Config::from_options(&scan_opts)?.filter;
     let monitor = o.flag("m");
     Ok(Plan {
         log: o
@@ -223,6 +230,7 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
         monitor,
         seeds,
         filter,
+        settings: o.given_settings(),
         daemons: per
             .into_iter()
             .map(|(p, a)| Daemon::new(p.name(), a))

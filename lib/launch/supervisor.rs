@@ -63,11 +63,19 @@ impl Lock {
             }
             Err((_, _)) => {
                 let holder = fs::read_to_string(&path).unwrap_or_default();
-                Err(Error::Input(format!(
-                    "{}: another nlpcd (pid {}) is crawling this database",
-                    db.display(),
-                    holder.trim()
-                )))
+                let holder = holder.trim();
+                // The daemons an nlpcd starts hold its lock too, so a
+                // killed nlpcd's lock frees once they have stopped (they
+                // are sent SIGTERM when it dies).
+                let gone = holder
+                    .parse::<i32>()
+                    .is_ok_and(|p| kill(Pid::from_raw(p), None) == Err(nix::errno::Errno::ESRCH));
+                let who = if gone {
+                    format!("the daemons of another nlpcd (pid {holder}, now dead) are still stopping; try again in a moment")
+                } else {
+                    format!("another nlpcd (pid {holder}) is crawling this database")
+                };
+                Err(Error::Input(format!("{}: {who}", db.display())))
             }
         }
     }
@@ -75,6 +83,21 @@ impl Lock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The lock file's descriptor, which the daemons inherit.
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        self._flock.as_raw_fd()
+    }
+}
+
+/// Opens nlpcd's `--log` file for appending.
+fn open_log(p: &Path) -> Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(p)
+        .map_err(|e| Error::io(p, "cannot open log", e))
 }
 
 /// The children and where their executables are.
@@ -82,6 +105,9 @@ pub struct Supervisor {
     pub daemons: Vec<Daemon>,
     bindir: PathBuf,
     log: Option<File>,
+    /// nlpcd's lock, handed to every daemon so that it stays held while
+    /// any of them runs.
+    lock_fd: Option<std::os::fd::RawFd>,
 }
 
 impl Supervisor {
@@ -95,7 +121,21 @@ impl Supervisor {
             daemons,
             bindir,
             log,
+            lock_fd: None,
         }
+    }
+
+    /// Hands `lock`'s descriptor to every daemon started from now on.
+    pub fn share_lock(&mut self, lock: &Lock) {
+        self.lock_fd = Some(lock.fd());
+    }
+
+    /// SIGHUP: the daemons' lines go to `log` (the log file opened anew),
+    /// and every daemon starts over, reading the stored settings again.
+    pub fn reload(&mut self, log: Option<File>, grace: Duration) -> Result<()> {
+        self.log = log;
+        self.stop_all(grace);
+        self.start_all()
     }
 
     fn command(&self, d: &Daemon) -> Command {
@@ -106,6 +146,38 @@ impl Supervisor {
             Command::new(d.name)
         };
         c.args(&d.args).stdin(Stdio::null());
+        let parent = nix::unistd::getpid();
+        let lock_fd = self.lock_fd;
+        // SAFETY: between fork and exec the closure makes only
+        // async-signal-safe system calls and allocates nothing.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            c.pre_exec(move || {
+                // The daemon gets SIGTERM when nlpcd dies, however it dies,
+                // so no daemon outlives its supervisor.
+                if libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGTERM as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                ) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // nlpcd died before the signal was armed: stop here.
+                if libc::getppid() != parent.as_raw() {
+                    return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                if let Some(fd) = lock_fd {
+                    // Keep the lock's descriptor open across exec.
+                    if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
         if let Some(f) = &self.log {
             if let (Ok(a), Ok(b)) = (f.try_clone(), f.try_clone()) {
                 c.stdout(a).stderr(b);
@@ -211,6 +283,8 @@ pub struct Launch {
     pub monitor: bool,
     /// Where the daemons' lines go; None leaves them on standard error.
     pub log: Option<PathBuf>,
+    /// The settings given on the command line, stored if the crawl begins.
+    pub settings: Vec<(&'static crate::run::options::Opt, String)>,
 }
 
 /// Runs the crawl: takes the lock, seeds, starts and tends the daemons,
@@ -232,6 +306,15 @@ pub fn run(cfg: Launch) -> Result<()> {
     };
     let store = Store::open(&cfg.db, opts)?;
     let lock = Lock::take(&cfg.db)?;
+    if store.created() {
+        crate::run::options::settings::store_all(&store, &cfg.settings)?;
+        if !cfg.settings.is_empty() {
+            info!(
+                "stored settings: {}",
+                crate::run::options::settings::describe(&cfg.settings)
+            );
+        }
+    }
     let mut seeds = cfg.seeds.peekable();
     if seeds.peek().is_some() {
         let rep = crate::stage::scan::seed(&store, &cfg.filter, seeds)?;
@@ -240,17 +323,9 @@ pub fn run(cfg: Launch) -> Result<()> {
             rep.added, rep.known, rep.bad
         );
     }
-    let log = match &cfg.log {
-        Some(p) => Some(
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|e| Error::io(p, "cannot open log", e))?,
-        ),
-        None => None,
-    };
+    let log = cfg.log.as_deref().map(open_log).transpose()?;
     let mut sup = Supervisor::new(cfg.daemons, log);
+    sup.share_lock(&lock);
     info!(
         "crawling {} (lock {})",
         cfg.db.display(),
@@ -264,7 +339,20 @@ pub fn run(cfg: Launch) -> Result<()> {
     let mut idle_checks = 0;
     let res = loop {
         if signals.wait(Duration::from_millis(200)) {
-            break Ok(());
+            if !signals.hangup() {
+                break Ok(());
+            }
+            // SIGHUP: a new log file (after rotation), and daemons that
+            // read the stored settings again.
+            signals.clear_hangup();
+            let log = match cfg.log.as_deref().map(open_log).transpose() {
+                Ok(l) => l,
+                Err(e) => break Err(e),
+            };
+            if let Err(e) = sup.reload(log, Duration::from_secs(15)) {
+                break Err(e);
+            }
+            info!("log reopened and daemons restarted");
         }
         if let Err(e) = sup.tend(cfg.once) {
             break Err(e);

@@ -27,21 +27,37 @@ pub const LEASE_TIMEOUT: u64 = 3600;
 pub struct Signals {
     set: SigSet,
     stopped: std::cell::Cell<bool>,
+    hangup: std::cell::Cell<bool>,
 }
 
 impl Signals {
-    /// Blocks SIGINT and SIGTERM in this thread and every thread it starts
-    /// later; call before starting threads.
+    /// Blocks SIGINT, SIGTERM and SIGHUP in this thread and every thread it
+    /// starts later; call before starting threads. SIGHUP stops the loop
+    /// too, and [`Signals::hangup`] then tells the caller to start over.
     pub fn block() -> Signals {
         let mut set = SigSet::empty();
         set.add(Signal::SIGINT);
         set.add(Signal::SIGTERM);
+        set.add(Signal::SIGHUP);
         // Cannot fail with a valid set and a valid `how`.
         let _ = set.thread_block();
         Signals {
             set,
             stopped: std::cell::Cell::new(false),
+            hangup: std::cell::Cell::new(false),
         }
+    }
+
+    /// True when the stop was a SIGHUP: reopen the log, read the stored
+    /// settings again, and go on.
+    pub fn hangup(&self) -> bool {
+        self.hangup.get()
+    }
+
+    /// Forgets a SIGHUP once it has been acted on.
+    pub fn clear_hangup(&self) {
+        self.hangup.set(false);
+        self.stopped.set(false);
     }
 
     /// Waits up to `d` for a stop signal; true once one has arrived.
@@ -56,11 +72,16 @@ impl Signals {
         // SAFETY: the set and timespec are valid for the call; a null
         // siginfo pointer is allowed.
         let r = unsafe { libc::sigtimedwait(self.set.as_ref(), std::ptr::null_mut(), &ts) };
-        if r > 0 {
+        if r == libc::SIGHUP {
+            info!("SIGHUP received, starting over");
+            self.hangup.set(true);
+            self.stopped.set(true);
+        } else if r > 0 {
             info!(
                 "{} received, stopping",
                 Signal::try_from(r).map(|s| s.as_str()).unwrap_or("signal")
             );
+            self.hangup.set(false);
             self.stopped.set(true);
         }
         self.stopped.get()
@@ -161,6 +182,7 @@ impl Daemon {
             ..store::Options::default()
         };
         let store = Store::open(&common.db, opts)?;
+        log_overrides(&common);
         let d = Daemon {
             name,
             common,
@@ -407,16 +429,48 @@ pub fn test_escape(url: &str) {
     let _ = url;
 }
 
+/// The one line that says which stored settings this run's command line
+/// overrides; nothing when none.
+pub fn log_overrides(common: &Common) {
+    if !common.overridden.is_empty() {
+        info!(
+            "stored settings overridden for this run: {}",
+            common.overridden.join(", ")
+        );
+    }
+}
+
+/// Ends a daemon's run: after a SIGHUP the program runs itself again (the
+/// same pid, executable and arguments), so it reads the stored settings
+/// and opens everything anew; otherwise it returns.
+pub fn finish(d: Daemon) {
+    if !d.signals.hangup() {
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => fail(
+            d.name,
+            format!("cannot find my own executable to start over: {e}"),
+        ),
+    };
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let name = d.name;
+    // The environment closes before the new image opens it again.
+    drop(d);
+    // exec returns only on failure.
+    let e = std::process::Command::new(&exe).args(args).exec();
+    fail(name, format!("{}: cannot start over: {e}", exe.display()))
+}
+
 /// How often an idle daemon checks whether work has arrived.
 pub const WAKE_CHECK: Duration = Duration::from_millis(10);
 
-/// Prints a fatal error as one line, control characters escaped, and
+/// Prints a fatal error as one log line, control characters escaped, and
 /// exits non-zero.
 pub fn fail(name: &str, e: impl std::fmt::Display) -> ! {
-    eprintln!(
-        "{name}: {}",
-        crate::document::escape::controls(&e.to_string())
-    );
+    crate::run::log::write_line(name, crate::run::log::Level::Error, &e.to_string());
     std::process::exit(1)
 }
 

@@ -11,7 +11,8 @@
 //!   walks exactly one daemon's input, in hash order;
 //! - `counters`: index byte → number of records under it, kept in the same
 //!   transaction as every state change, so counts are exact and cheap;
-//! - `meta`: the format version;
+//! - `meta`: the format version, and the crawl's stored settings under
+//!   `setting:NAME` keys (see [`SETTING`]);
 //! - free-form tables ([`Table`]) that other modules encode themselves.
 
 use std::path::{Path, PathBuf};
@@ -97,7 +98,13 @@ pub enum Table {
     Addrs,
     Stats,
     History,
+    /// The `meta` table: the format version and the stored settings.
+    Meta,
 }
+
+/// The key prefix of a stored setting in [`Table::Meta`]: `setting:` and
+/// the option's long name; the value is the option's text.
+pub const SETTING: &[u8] = b"setting:";
 
 /// Whether opening may create a database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,8 +152,9 @@ pub struct Store {
     pub(super) records: lmdb::Database,
     pub(super) index: lmdb::Database,
     pub(super) counters: lmdb::Database,
-    tables: [lmdb::Database; 4],
+    tables: [lmdb::Database; 5],
     hasher: Hasher,
+    created: bool,
 }
 
 /// What [`Write::fail_leases`] did.
@@ -245,7 +253,7 @@ impl Store {
             })
         };
         let meta = open("meta")?;
-        Store::check_version(&env, meta, path, create == Create::Never)?;
+        let created = Store::check_version(&env, meta, path, create == Create::Never)?;
         may_create.set(!opts.read_only);
         let records = open("records")?;
         let index = open("index")?;
@@ -255,6 +263,7 @@ impl Store {
             open("addrs")?,
             open("stats")?,
             open("history")?,
+            meta,
         ];
         Ok(Store {
             env,
@@ -264,6 +273,7 @@ impl Store {
             counters,
             tables,
             hasher: opts.hasher,
+            created,
         })
     }
 
@@ -272,7 +282,7 @@ impl Store {
         meta: lmdb::Database,
         path: &Path,
         never_create: bool,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let db_err = |what, e| Error::Db {
             path: path.to_path_buf(),
             what,
@@ -293,7 +303,7 @@ impl Store {
             }
         };
         match found {
-            Some(v) if v == FORMAT_VERSION => Ok(()),
+            Some(v) if v == FORMAT_VERSION => Ok(false),
             Some(v) => Err(Error::Version {
                 path: path.to_path_buf(),
                 found: v,
@@ -312,7 +322,8 @@ impl Store {
                 )
                 .map_err(|e| db_err("cannot write format version", e))?;
                 txn.commit()
-                    .map_err(|e| db_err("cannot write format version", e))
+                    .map_err(|e| db_err("cannot write format version", e))?;
+                Ok(true)
             }
         }
     }
@@ -336,6 +347,12 @@ impl Store {
         )
         .map_err(|e| self.err("cannot write format version", e))?;
         txn.commit().map_err(|e| self.err("cannot commit", e))
+    }
+
+    /// True when this open created the database (wrote its format version):
+    /// the crawl begins here, and its settings are stored now.
+    pub fn created(&self) -> bool {
+        self.created
     }
 
     /// Where the environment lives.

@@ -187,3 +187,34 @@ pub fn spawn(mut c: Command) -> std::process::Child {
 pub fn read_fixture(dir: &Path, name: &str) -> Vec<u8> {
     std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
+
+/// A log line `2026-11-24T10:00:00Z nlpc-fetch info: message` as
+/// (name, level, message); None when the line is not of that form (the
+/// timestamp RFC 3339 in UTC, the level one of error, info, debug).
+pub fn log_line(l: &str) -> Option<(&str, &str, &str)> {
+    let (ts, rest) = l.split_once(' ')?;
+    let b = ts.as_bytes();
+    let stamp = b.len() == 20
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            10 => *c == b'T',
+            13 | 16 => *c == b':',
+            19 => *c == b'Z',
+            _ => c.is_ascii_digit(),
+        });
+    if !stamp {
+        return None;
+    }
+    let (name, rest) = rest.split_once(' ')?;
+    let (level, msg) = rest.split_once(": ")?;
+    ["error", "info", "debug"]
+        .contains(&level)
+        .then_some((name, level, msg))
+}
+
+/// A log line as `name: message`, after checking its form (see
+/// [`log_line`]); panics on a line of another form.
+pub fn logged(l: &str) -> String {
+    let (name, _, msg) = log_line(l).unwrap_or_else(|| panic!("not a log line: {l:?}"));
+    format!("{name}: {msg}")
+}

@@ -47,6 +47,8 @@ pub enum Check {
     State,
     /// nlpcd's `DAEMON:ARG`.
     DaemonArg,
+    /// nlpc-list's `NAME=VALUE` for a stored setting.
+    Setting,
 }
 
 /// Why a value fails its check, in words that name the value.
@@ -70,6 +72,7 @@ impl Check {
             Check::Address => address::parse_nameserver(v).map(drop),
             Check::State => v.parse::<State>().map(drop),
             Check::DaemonArg => daemon_arg(v).map(drop),
+            Check::Setting => setting(v).map(drop),
         }
     }
 }
@@ -158,6 +161,35 @@ pub fn daemon_arg(v: &str) -> Result<(Program, String), Why> {
         Some(p) if Program::DAEMONS.contains(&p) => Ok((p, arg.to_string())),
         _ => Err(format!("{v:?}: nlpcd runs no daemon {d:?}")),
     }
+}
+
+/// `NAME=VALUE` for a stored setting: the option (a setting of the table)
+/// and its value, checked as the option checks it. An empty value (and
+/// `no` for a flag) means: remove the stored value.
+pub fn setting(v: &str) -> Result<(&'static crate::run::options::Opt, String), Why> {
+    use crate::run::options::{table, Kind};
+    let Some((name, value)) = v.split_once('=') else {
+        return Err(format!("{v:?} is not NAME=VALUE"));
+    };
+    let name = name.trim().trim_start_matches("--");
+    let o = table::OPTIONS
+        .iter()
+        .find(|o| o.setting && o.long == name)
+        .ok_or_else(|| {
+            format!("{name:?} is not a setting of the crawl (nlpc-list --config lists them)")
+        })?;
+    let value = value.trim();
+    if o.kind == Kind::Flag {
+        return match value {
+            "yes" | "no" | "" => Ok((o, value.to_string())),
+            _ => Err(format!("{name}: {value:?}: give yes or no")),
+        };
+    }
+    if !value.is_empty() {
+        crate::run::options::check_value(o, value)
+            .map_err(|why| format!("{name}={value}: {why}"))?;
+    }
+    Ok((o, value.to_string()))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod opt;
+pub mod settings;
 pub mod table;
 
 use std::net::SocketAddr;
@@ -21,9 +22,31 @@ use crate::web::admit;
 use check::Check;
 pub use table::{Kind, Operands, Opt, Program};
 
+/// The crawl's directory when no `--dir` is given: `$NLPCRAWL_DIR`, else
+/// `$XDG_STATE_HOME/nlpcrawl`, else `$HOME/.local/state/nlpcrawl` (the XDG
+/// base directory rules: a relative or empty XDG_STATE_HOME is ignored).
+/// Not /tmp: the crawl must outlive a reboot. `var` reads the environment.
+pub fn state_dir(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Result<PathBuf> {
+    let set = |k: &str| var(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(d) = set("NLPCRAWL_DIR") {
+        return Ok(d);
+    }
+    if let Some(x) = set("XDG_STATE_HOME").filter(|p| p.is_absolute()) {
+        return Ok(x.join("nlpcrawl"));
+    }
+    match set("HOME") {
+        Some(h) => Ok(h.join(".local/state/nlpcrawl")),
+        None => Err(Error::Usage(
+            "no crawl directory: give --dir or -p, or set NLPCRAWL_DIR or HOME".into(),
+        )),
+    }
+}
+
 /// The options every daemon takes.
 #[derive(Clone, Debug)]
 pub struct Common {
+    /// `--dir`: the crawl's directory, under which the paths default.
+    pub dir: PathBuf,
     /// `-p`: the LMDB environment.
     pub db: PathBuf,
     /// `-f`: the file cache.
@@ -38,6 +61,9 @@ pub struct Common {
     pub interval: Duration,
     /// `--once`: drain the input once and exit.
     pub once: bool,
+    /// The stored settings this run's command line overrides, as
+    /// `--name=given (stored value)`, for the one line the daemon logs.
+    pub overridden: Vec<String>,
 }
 
 /// Why parsing stopped short of running the program.
@@ -80,6 +106,9 @@ pub struct Parsed {
     pub common: Common,
     matches: getopts::Matches,
     usage: String,
+    /// The crawl's stored settings this program takes: the defaults that
+    /// the command line overrides.
+    stored: settings::Settings,
 }
 
 /// `-Z` or `--zap`, as the user wrote it.
@@ -153,7 +182,7 @@ impl Parser {
             Operands::One(s) | Operands::Many(s) => s,
         };
         let brief = format!(
-            "usage: {} [-dhv] [-a archivepath] [-f cachepath] [-p dbpath] [-r reppath] [options] {operands}",
+            "usage: {} [-dhv] [--dir dir] [-a archivepath] [-f cachepath] [-p dbpath] [-r reppath] [options] {operands}",
             self.program.name()
         );
         self.opts.usage(&brief)
@@ -202,6 +231,7 @@ impl Parser {
         let mut p = Parsed {
             program: self.program,
             common: Common {
+                dir: PathBuf::new(),
                 db: PathBuf::new(),
                 cache: PathBuf::new(),
                 archive: PathBuf::new(),
@@ -209,31 +239,43 @@ impl Parser {
                 debug: m.opt_count("d").min(u8::MAX as usize) as u8,
                 interval: Duration::ZERO,
                 once: m.opt_present("once"),
+                overridden: Vec::new(),
             },
             matches: m,
             usage,
+            stored: settings::Settings::new(),
         };
-        let paths = (p.path("p"), p.path("f"), p.path("a"), p.path("r"));
-        let interval = p.duration("use-interval");
-        match (paths, interval) {
-            ((Some(db), Some(cache), Some(archive), Some(rep)), Ok(interval)) => {
-                p.common.db = db;
-                p.common.cache = cache;
-                p.common.archive = archive;
-                p.common.rep = rep;
-                p.common.interval = interval;
-            }
-            (_, Err(e)) => return Err(bad(e.to_string())),
-            _ => return Err(bad("a path has no default".into())),
-        }
+        let all_given = ["p", "f", "a", "r"].iter().all(|k| p.given(k));
+        let dir = match p.path("dir") {
+            Some(d) => d,
+            // Every path given: the directory is not needed, and may be
+            // unknowable (no HOME).
+            None if all_given => state_dir(|k| std::env::var_os(k)).unwrap_or_default(),
+            None => state_dir(|k| std::env::var_os(k)).map_err(|e| bad(e.to_string()))?,
+        };
+        let under = |key: &str, leaf: &str| p.path(key).unwrap_or_else(|| dir.join(leaf));
+        let paths = (
+            under("p", "db"),
+            under("f", "cache"),
+            under("a", "data"),
+            under("r", "rep"),
+        );
+        (p.common.db, p.common.cache, p.common.archive, p.common.rep) = paths;
+        p.common.dir = dir;
+        p.common.interval = p.duration("use-interval").map_err(|e| bad(e.to_string()))?;
         Ok(p)
     }
 
-    /// Parses the process's arguments, or prints what is due and exits.
+    /// Parses the process's arguments, and reads the crawl's stored
+    /// settings, or prints what is due and exits.
     pub fn parse_env(self) -> Parsed {
         let name = self.program.name();
         let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-        self.parse(args).unwrap_or_else(|e| e.exit(name))
+        let mut p = self.parse(args).unwrap_or_else(|e| e.exit(name));
+        if let Err(e) = p.load_stored() {
+            p.fail(e);
+        }
+        p
     }
 }
 
@@ -252,12 +294,79 @@ impl Parsed {
         }
     }
 
-    /// The value given, or the default; None when neither.
+    /// The value given, or the stored setting, or the default; None when
+    /// none of them.
     fn raw(&self, key: &str) -> Option<String> {
         let o = self.opt(key);
         self.matches
             .opt_str(key)
+            .or_else(|| self.stored.get(key).cloned())
             .or_else(|| (!o.default.is_empty()).then(|| o.default.to_string()))
+    }
+
+    /// The settings given on this command line, as they are stored: a
+    /// list's items joined by spaces, a flag as `yes`.
+    pub fn given_settings(&self) -> Vec<(&'static Opt, String)> {
+        let mut out = Vec::new();
+        for o in table::of(self.program).filter(|o| o.setting) {
+            let key = o.key();
+            if !self.matches.opt_present(&key) {
+                continue;
+            }
+            let v = match o.kind {
+                Kind::Flag | Kind::Count => "yes".to_string(),
+                Kind::List => {
+                    items(self.matches.opt_strs(&key).iter().map(String::as_str)).join(" ")
+                }
+                Kind::Value | Kind::Repeat => self.matches.opt_strs(&key).join(" "),
+            };
+            out.push((o, v));
+        }
+        out
+    }
+
+    /// Takes the crawl's stored settings as defaults. Each is checked as
+    /// the option is; names this program does not take (or this version
+    /// does not know) are left alone. Notes in `common.overridden` each
+    /// one the command line overrides with another value.
+    pub fn use_stored(&mut self, stored: settings::Settings) -> Result<()> {
+        let given: Vec<(&'static Opt, String)> = self.given_settings();
+        for (name, v) in stored {
+            let Some(o) = table::of(self.program).find(|o| o.setting && o.long == name) else {
+                continue;
+            };
+            let bad = |why: String| {
+                Error::Input(format!(
+                    "the stored setting {name}={v} is refused: {why} (change it with nlpc-list --set)"
+                ))
+            };
+            if o.kind == Kind::Flag {
+                if v != "yes" {
+                    return Err(bad("a flag is stored as yes".into()));
+                }
+            } else {
+                check_value(o, &v).map_err(bad)?;
+            }
+            if let Some((_, g)) = given.iter().find(|(g, _)| g.long == o.long) {
+                if *g != v {
+                    self.common
+                        .overridden
+                        .push(format!("{}={g} (stored {v})", o.display()));
+                }
+            }
+            self.stored.insert(name, v);
+        }
+        Ok(())
+    }
+
+    /// Reads the stored settings of the crawl at `-p`, when this program
+    /// takes any and the database exists.
+    pub fn load_stored(&mut self) -> Result<()> {
+        if !table::of(self.program).any(|o| o.setting) {
+            return Ok(());
+        }
+        let stored = settings::load_at(&self.common.db)?;
+        self.use_stored(stored)
     }
 
     /// True when the user gave option `key`.
@@ -266,9 +375,9 @@ impl Parsed {
         self.matches.opt_present(key)
     }
 
-    /// A flag.
+    /// A flag: given, or stored as a setting.
     pub fn flag(&self, key: &str) -> bool {
-        self.given(key)
+        self.given(key) || self.stored.get(key).is_some_and(|v| v == "yes")
     }
 
     /// A value as text, or the default; None when neither.
@@ -348,7 +457,11 @@ impl Parsed {
         let o = self.opt(key);
         let given = self.matches.opt_strs(key);
         let src: Vec<&str> = if given.is_empty() {
-            vec![o.default]
+            vec![self
+                .stored
+                .get(key)
+                .map(String::as_str)
+                .unwrap_or(o.default)]
         } else {
             given.iter().map(String::as_str).collect()
         };
@@ -447,8 +560,11 @@ impl Parsed {
                 usage: self.usage.clone(),
             }
             .exit(name),
+            // A refusal at startup, for the person who typed the command:
+            // a plain line, as for a usage error, not a log line.
             e => {
-                eprintln!("{name}: {e}");
+                let e = e.to_string();
+                eprintln!("{name}: {}", crate::document::escape::controls(&e));
                 std::process::exit(1)
             }
         }

@@ -118,6 +118,10 @@ pub struct Opt {
     /// True when nlpcd hands it on to the daemons that take it; false for
     /// what nlpcd and each daemon read for themselves (-h, -v, -m, --once).
     pub passed: bool,
+    /// True for the crawl's settings: stored in the database when the
+    /// crawl is created, and read from it by every program that takes them
+    /// unless given on its command line (filters, politeness, admission).
+    pub setting: bool,
 }
 
 impl Opt {

@@ -32,6 +32,7 @@ const fn flag(long: &'static str, short: Option<char>, help: &'static str, progr
         help,
         programs,
         passed: true,
+        setting: false,
     }
 }
 
@@ -53,6 +54,7 @@ const fn value(
         help,
         programs,
         passed: true,
+        setting: false,
     }
 }
 
@@ -72,6 +74,12 @@ const fn list(
 
 const fn short(mut o: Opt, c: char) -> Opt {
     o.short = Some(c);
+    o
+}
+
+/// One of the crawl's settings (see [`Opt::setting`]).
+const fn setting(mut o: Opt) -> Opt {
+    o.setting = true;
     o
 }
 
@@ -97,24 +105,25 @@ pub static OPTIONS: &[Opt] = &[
     },
     own(flag("help", Some('h'), "print this help and exit", EVERY)),
     own(flag("", Some('v'), "print the version and exit", EVERY)),
+    value(
+        "dir",
+        "dir",
+        "",
+        Check::Path,
+        "the crawl's directory, under which -p, -f, -a and -r default (default $NLPCRAWL_DIR, else $XDG_STATE_HOME/nlpcrawl or ~/.local/state/nlpcrawl)",
+        EVERY,
+    ),
     short(
-        value(
-            "",
-            "dbpath",
-            "/tmp/nlpcrawl/db",
-            Check::Path,
-            "database path",
-            EVERY,
-        ),
+        value("", "dbpath", "", Check::Path, "database path (default DIR/db)", EVERY),
         'p',
     ),
     short(
         value(
             "",
             "cachepath",
-            "/tmp/nlpcrawl/cache",
+            "",
             Check::Path,
-            "file cache path",
+            "file cache path (default DIR/cache)",
             EVERY,
         ),
         'f',
@@ -123,9 +132,9 @@ pub static OPTIONS: &[Opt] = &[
         value(
             "",
             "archivepath",
-            "/tmp/nlpcrawl/data",
+            "",
             Check::Path,
-            "archive path",
+            "archive path (default DIR/data)",
             EVERY,
         ),
         'a',
@@ -134,9 +143,9 @@ pub static OPTIONS: &[Opt] = &[
         value(
             "",
             "reppath",
-            "/tmp/nlpcrawl/rep",
+            "",
             Check::Path,
-            "robots.txt cache path",
+            "robots.txt cache path (default DIR/rep)",
             EVERY,
         ),
         'r',
@@ -184,65 +193,65 @@ pub static OPTIONS: &[Opt] = &[
         )
     },
     // Admission: nlpc-scan's links and seeds, nlpc-fetch's redirects.
-    list(
+    setting(list(
         "filter-scheme",
         "list",
         "http https",
         Check::Scheme,
         "allowed URL schemes",
         NLPCD | SCAN | FETCH,
-    ),
-    list(
+    )),
+    setting(list(
         "filter-auth",
         "list",
         "",
         Check::Hosts,
         "allowed hosts, with their subdomains (default any)",
         NLPCD | SCAN | FETCH,
-    ),
-    value(
+    )),
+    setting(value(
         "max-url-length",
         "n",
         "1024",
         int(1, MAX),
         "longest URL accepted",
         NLPCD | SCAN | FETCH,
-    ),
-    value(
+    )),
+    setting(value(
         "max-path-depth",
         "n",
         "16",
         int(1, MAX),
         "most path segments accepted",
         NLPCD | SCAN | FETCH,
-    ),
-    value(
+    )),
+    setting(value(
         "max-repeat",
         "n",
         "3",
         int(1, MAX),
         "most times one path segment may recur",
         NLPCD | SCAN | FETCH,
-    ),
-    flag(
+    )),
+    setting(flag(
         "allow-private",
         None,
         "accept hosts on loopback, private, link-local and other non-public addresses",
         NLPCD | SCAN | RESOLVE | FETCH,
-    ),
+    )),
     // nlpc-scan.
-    flag(
+    setting(flag(
         "filter-ascend",
         None,
         "also enqueue the parent directories of new links",
         NLPCD | SCAN,
-    ),
-    flag(
+    )),
+    setting(flag(
         "filter-ascend-scan",
         None,
         "enqueue the parent directories of scanned documents",
         NLPCD | SCAN,
-    ),
+    )),
     // nlpc-resolve.
     flag(
         "",
@@ -321,22 +330,22 @@ pub static OPTIONS: &[Opt] = &[
         RESOLVE,
     ),
     // nlpc-fetch.
-    value(
+    setting(value(
         "fetch-burst",
         "n",
         "2",
         int(1, 1 << 16),
         "pages per burst to one address",
         NLPCD | FETCH,
-    ),
-    value(
+    )),
+    setting(value(
         "fetch-polite",
         "time",
         "10s",
         DURATION,
         "rest of an address between bursts (at most 1d)",
         NLPCD | FETCH,
-    ),
+    )),
     value(
         "fetch-pipeline",
         "n",
@@ -425,63 +434,63 @@ pub static OPTIONS: &[Opt] = &[
         "longest a robots.txt is trusted",
         FETCH,
     ),
-    list(
+    setting(list(
         "filter-type",
         "list",
         DEFAULT_TYPES,
         Check::Text,
         "accepted content types",
         NLPCD | FETCH,
-    ),
-    list(
+    )),
+    setting(list(
         "filter-charset",
         "list",
         "",
         Check::Charset,
         "accepted charsets, by any WHATWG label (default any)",
         NLPCD | FETCH | VRFY,
-    ),
-    list(
+    )),
+    setting(list(
         "filter-lang",
         "list",
         "",
         Check::Lang,
         "accepted languages, by ISO 639 code or English name (default any)",
         NLPCD | FETCH | VRFY,
-    ),
-    value(
+    )),
+    setting(value(
         "from",
         "address",
         "",
         Check::Text,
         "the From header: who to contact about the crawl",
         NLPCD | FETCH,
-    ),
-    value(
+    )),
+    setting(value(
         "bot-url",
         "url",
         "",
         Check::Text,
         "a URL about the crawl, put in the User-Agent",
         NLPCD | FETCH,
-    ),
+    )),
     // nlpc-vrfy.
-    value(
+    setting(value(
         "filter-dict",
         "file",
         "",
         Check::Path,
         "dictionary: UTF-8, one lowercase word a line",
         NLPCD | VRFY,
-    ),
-    value(
+    )),
+    setting(value(
         "filter-dict-pct",
         "percent",
         "10",
         Check::Percent,
         "least percentage of words found in the dictionary",
         NLPCD | VRFY,
-    ),
+    )),
     value(
         "use-charset",
         "label",
@@ -633,6 +642,23 @@ pub static OPTIONS: &[Opt] = &[
         "copy the database, compacted, to dir/data.mdb while it runs",
         LIST,
     ),
+    flag(
+        "config",
+        None,
+        "print the crawl's settings: stored ones as NAME=VALUE, defaults after #",
+        LIST,
+    ),
+    Opt {
+        kind: Kind::Repeat,
+        ..value(
+            "set",
+            "name=value",
+            "",
+            Check::Setting,
+            "change a stored setting of the crawl, as in --set filter-auth=lv; an empty value removes it (repeatable)",
+            LIST,
+        )
+    },
     // nlpc-dump.
     value(
         "warc",

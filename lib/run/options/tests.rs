@@ -23,14 +23,63 @@ fn common_options_and_defaults() {
     )
     .unwrap();
     assert_eq!(p.common.db, PathBuf::from("/x/db"));
-    assert_eq!(p.common.cache, PathBuf::from("/tmp/nlpcrawl/cache"));
+    let dir = state_dir(|k| std::env::var_os(k)).unwrap();
+    assert_eq!(p.common.cache, dir.join("cache"));
     assert_eq!(p.common.debug, 2);
     assert!(p.common.once);
     assert_eq!(p.common.interval, Duration::from_secs(2));
     assert_eq!(p.free(), ["a"]);
     let q = parse(Program::List, &[]).unwrap();
     assert_eq!(q.common.interval, Duration::from_secs(120));
-    assert_eq!(q.common.rep, PathBuf::from("/tmp/nlpcrawl/rep"));
+    assert_eq!(q.common.rep, dir.join("rep"));
+    // --dir moves every path not given.
+    let r = parse(Program::List, &["--dir", "/c", "-a", "/arch"]).unwrap();
+    let c = &r.common;
+    assert_eq!(
+        (&c.db, &c.cache, &c.archive, &c.rep),
+        (
+            &PathBuf::from("/c/db"),
+            &PathBuf::from("/c/cache"),
+            &PathBuf::from("/arch"),
+            &PathBuf::from("/c/rep")
+        )
+    );
+}
+
+#[test]
+fn the_crawl_directory_is_a_persistent_one() {
+    use std::ffi::OsString;
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |k: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| OsString::from(v))
+        }
+    };
+    static HOME: &[(&str, &str)] = &[("HOME", "/home/u")];
+    assert_eq!(
+        state_dir(env(HOME)).unwrap(),
+        PathBuf::from("/home/u/.local/state/nlpcrawl")
+    );
+    static XDG: &[(&str, &str)] = &[("HOME", "/home/u"), ("XDG_STATE_HOME", "/s")];
+    assert_eq!(state_dir(env(XDG)).unwrap(), PathBuf::from("/s/nlpcrawl"));
+    // A relative XDG_STATE_HOME is not one (the XDG rules).
+    static REL: &[(&str, &str)] = &[("HOME", "/home/u"), ("XDG_STATE_HOME", "s")];
+    assert_eq!(
+        state_dir(env(REL)).unwrap(),
+        PathBuf::from("/home/u/.local/state/nlpcrawl")
+    );
+    static OWN: &[(&str, &str)] = &[
+        ("XDG_STATE_HOME", "/s"),
+        ("NLPCRAWL_DIR", "/var/lib/nlpcrawl"),
+    ];
+    assert_eq!(
+        state_dir(env(OWN)).unwrap(),
+        PathBuf::from("/var/lib/nlpcrawl")
+    );
+    let e = state_dir(env(&[])).unwrap_err().to_string();
+    assert!(e.contains("--dir") && e.contains("HOME"), "{e}");
 }
 
 #[test]
