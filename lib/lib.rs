@@ -24,6 +24,7 @@ pub mod output;
 pub mod run;
 pub mod stage;
 pub mod store;
+pub mod stored;
 pub mod web;
 
 pub use error::{Error, Result};

@@ -20,7 +20,7 @@ pub struct Visible {
 }
 
 /// Elements whose content is never shown: their text is dropped.
-fn hidden(name: &[u8]) -> bool {
+pub(crate) fn hidden(name: &[u8]) -> bool {
     matches!(
         name,
         b"script" | b"style" | b"template" | b"noscript" | b"noembed" | b"noframes" | b"iframe"
@@ -29,7 +29,7 @@ fn hidden(name: &[u8]) -> bool {
 
 /// Elements that sit inside a line of text; every other tag separates
 /// words, so "<li>Home</li><li>News</li>" reads "Home News".
-fn inline(name: &[u8]) -> bool {
+pub(crate) fn inline(name: &[u8]) -> bool {
     matches!(
         name,
         b"a" | b"abbr"

@@ -12,81 +12,39 @@ use crate::document::charset::Source;
 /// (version 1 databases were written before the encoding last changed).
 pub const FORMAT_VERSION: u32 = 2;
 
-/// Where a record is in the crawl. The numbers are stored; never renumber.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum State {
-    /// Known, not yet resolved.
-    New = 1,
-    /// Resolved to a physical address, waiting to be fetched.
-    Ready = 2,
-    /// Fetched and stored, waiting for verification.
-    Fresh = 3,
-    /// Passed charset, language and dictionary checks; waiting to be scanned.
-    Verified = 4,
-    /// Its links have been extracted.
-    Scanned = 5,
-    /// Expired or revived; waiting for a conditional re-fetch.
-    Dirty = 6,
-    /// Resolution or fetching failed.
-    Unreach = 7,
-    /// Refused by a header, charset, language, dictionary or noindex check.
-    Rejected = 8,
-    /// Refused by robots.txt.
-    Excluded = 9,
-    /// Failed too many revivals in a row.
-    Dead = 10,
-    /// Pruned: only the URL is kept, so it is not rediscovered as new.
-    Gone = 11,
-    /// Answered with a redirect; the target is a record of its own.
-    Redirect = 12,
-    /// Set aside: a daemon failed on it (an error that concerns only this
-    /// record, a panic, or its daemon died while holding it too often).
-    /// No daemon takes it; `nlpc-up --force-rev -s quarantined` returns it
-    /// to NEW.
-    Quarantined = 13,
-}
-
-impl State {
-    /// Every state, in the order of the crawl.
-    pub const ALL: [State; 13] = [
-        State::New,
-        State::Ready,
-        State::Fresh,
-        State::Verified,
-        State::Scanned,
-        State::Dirty,
-        State::Unreach,
-        State::Rejected,
-        State::Excluded,
-        State::Dead,
-        State::Gone,
-        State::Redirect,
-        State::Quarantined,
-    ];
-
-    /// The state's name as users type and read it.
-    pub fn name(self) -> &'static str {
-        match self {
-            State::New => "NEW",
-            State::Ready => "READY",
-            State::Fresh => "FRESH",
-            State::Verified => "VERIFIED",
-            State::Scanned => "SCANNED",
-            State::Dirty => "DIRTY",
-            State::Unreach => "UNREACH",
-            State::Rejected => "REJECTED",
-            State::Excluded => "EXCLUDED",
-            State::Dead => "DEAD",
-            State::Gone => "GONE",
-            State::Redirect => "REDIRECT",
-            State::Quarantined => "QUARANTINED",
-        }
-    }
-
-    /// The state stored as this byte, if any.
-    pub fn from_u8(b: u8) -> Option<State> {
-        State::ALL.iter().copied().find(|s| *s as u8 == b)
+crate::stored_enum! {
+    /// Where a record is in the crawl. The numbers are stored; never renumber.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum State {
+        /// Known, not yet resolved.
+        New = 1 => "NEW",
+        /// Resolved to a physical address, waiting to be fetched.
+        Ready = 2 => "READY",
+        /// Fetched and stored, waiting for verification.
+        Fresh = 3 => "FRESH",
+        /// Passed charset, language and dictionary checks; waiting to be scanned.
+        Verified = 4 => "VERIFIED",
+        /// Its links have been extracted.
+        Scanned = 5 => "SCANNED",
+        /// Expired or revived; waiting for a conditional re-fetch.
+        Dirty = 6 => "DIRTY",
+        /// Resolution or fetching failed.
+        Unreach = 7 => "UNREACH",
+        /// Refused by a header, charset, language, dictionary or noindex check.
+        Rejected = 8 => "REJECTED",
+        /// Refused by robots.txt.
+        Excluded = 9 => "EXCLUDED",
+        /// Failed too many revivals in a row.
+        Dead = 10 => "DEAD",
+        /// Pruned: only the URL is kept, so it is not rediscovered as new.
+        Gone = 11 => "GONE",
+        /// Answered with a redirect; the target is a record of its own.
+        Redirect = 12 => "REDIRECT",
+        /// Set aside: a daemon failed on it (an error that concerns only this
+        /// record, a panic, or its daemon died while holding it too often).
+        /// No daemon takes it; `nlpc-up --force-rev -s quarantined` returns it
+        /// to NEW.
+        Quarantined = 13 => "QUARANTINED",
     }
 }
 

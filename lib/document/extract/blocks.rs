@@ -10,6 +10,7 @@
 //! after its start tag; an end tag with no open start tag is ignored.
 
 use crate::document::markup::{self, Mode, Sink};
+use crate::document::text;
 
 /// Deepest element stack kept; deeper elements are read as text of their
 /// parent, which bounds memory on hostile markup.
@@ -90,46 +91,10 @@ fn void(name: &[u8]) -> bool {
     )
 }
 
-/// Elements that sit inside a line of text; every other tag ends a block.
+/// Elements that sit inside a line of text (the visible text's own list,
+/// and line breaks and images); every other tag ends a block.
 fn inline(name: &[u8]) -> bool {
-    matches!(
-        name,
-        b"a" | b"abbr"
-            | b"acronym"
-            | b"b"
-            | b"bdi"
-            | b"bdo"
-            | b"big"
-            | b"cite"
-            | b"code"
-            | b"data"
-            | b"del"
-            | b"dfn"
-            | b"em"
-            | b"font"
-            | b"i"
-            | b"ins"
-            | b"kbd"
-            | b"mark"
-            | b"nobr"
-            | b"q"
-            | b"s"
-            | b"samp"
-            | b"small"
-            | b"span"
-            | b"strike"
-            | b"strong"
-            | b"sub"
-            | b"sup"
-            | b"time"
-            | b"tt"
-            | b"u"
-            | b"var"
-            | b"wbr"
-            | b"br"
-            | b"img"
-            | b"label"
-    )
+    text::inline(name) || matches!(name, b"br" | b"img")
 }
 
 /// The flags an element adds by its name.
@@ -141,8 +106,8 @@ fn tag_flags(name: &[u8], parent: u16) -> u16 {
         // A page's header is its masthead; an article's, its headline.
         b"header" if parent & flag::ARTICLE == 0 => flag::BOILER,
         b"article" | b"main" => flag::ARTICLE,
-        b"script" | b"style" | b"template" | b"noscript" | b"noembed" | b"noframes" | b"iframe"
-        | b"select" | b"textarea" | b"button" | b"svg" | b"math" => flag::HIDDEN,
+        n if text::hidden(n) => flag::HIDDEN,
+        b"select" | b"textarea" | b"button" | b"svg" | b"math" => flag::HIDDEN,
         _ => 0,
     }
 }

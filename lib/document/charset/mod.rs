@@ -1,0 +1,360 @@
+//! Which charset a fetched document is in, decoding it, and telling whether
+//! the result is text at all.
+//!
+//! The charset is found as the HTML standard's encoding sniffing algorithm
+//! finds it, in this order:
+//!
+//! 1. a byte order mark;
+//! 2. the charset the server sent, recorded at fetch time;
+//! 3. for HTML, the `<meta>` prescan of the first 1024 bytes, then the XML
+//!    declaration; for XML, the declaration first;
+//!
+//! and, when none of these names a charset (the encoding is then only
+//! tentative, as the standard says):
+//!
+//! 4. a body that is valid UTF-8 and not all ASCII is UTF-8: no legacy
+//!    text is valid UTF-8 by chance, so this guess is taken as certain;
+//! 5. for HTML, a `<meta>` past the first 1024 bytes, as the parser's
+//!    "change the encoding" step would find it;
+//! 6. `--use-charset`, the user's choice for pages that name none;
+//! 7. chardetng's guess, with the host's top-level domain as its hint (so
+//!    a `.lv` page leans to the Baltic charsets); for a body that is all
+//!    ASCII this is the domain's usual legacy charset, a fallback.
+//!
+//! XML that names nothing is UTF-8, as the XML specification says. Every
+//! label goes through WHATWG label resolution, so "latin1", "iso-8859-1"
+//! and "windows-1252" are one charset.
+
+use std::borrow::Cow;
+
+mod prescan;
+
+pub use prescan::{charset_from_content, late_meta, prescan, xml_declaration};
+
+use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
+use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252, X_USER_DEFINED};
+
+/// How many leading bytes the `<meta>` prescan and the XML declaration
+/// search look at, as WHATWG says for the prescan.
+pub const PRESCAN_LEN: usize = 1024;
+
+/// How a document is read, from its content type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// text/html, and an empty content type.
+    Html,
+    /// application/xhtml+xml: XML rules for the charset, HTML for the text.
+    Xhtml,
+    /// text/xml, application/xml and other `+xml` types.
+    Xml,
+    /// text/plain.
+    Plain,
+}
+
+impl Kind {
+    /// The kind of a document of this MIME type (parameters allowed), or
+    /// None for a type that is not a text document.
+    pub fn of(content_type: &str) -> Option<Kind> {
+        let mime = content_type.split(';').next().unwrap_or("").trim();
+        let mime = mime.to_ascii_lowercase();
+        match mime.as_str() {
+            "" | "text/html" => Some(Kind::Html),
+            "application/xhtml+xml" => Some(Kind::Xhtml),
+            "text/xml" | "application/xml" => Some(Kind::Xml),
+            "text/plain" => Some(Kind::Plain),
+            m if m.ends_with("+xml") => Some(Kind::Xml),
+            _ => None,
+        }
+    }
+}
+
+crate::stored_enum! {
+    /// How the charset was decided. The numbers are stored in records; never
+    /// renumber.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Source {
+        /// A byte order mark.
+        Bom = 1 => "bom",
+        /// The Content-Type header's charset parameter.
+        Http = 2 => "header",
+        /// A `<meta>` in the first 1024 bytes.
+        Meta = 3 => "meta",
+        /// An `<?xml ... encoding=...?>` declaration.
+        XmlDeclaration = 4 => "xml-declaration",
+        /// A `<meta>` past the first 1024 bytes, which changed the tentative
+        /// charset.
+        MetaLate = 5 => "meta-late",
+        /// Nothing declared; the body is valid UTF-8 with non-ASCII bytes.
+        ValidUtf8 = 6 => "valid-utf-8",
+        /// Nothing declared; `--use-charset`.
+        Override = 7 => "override",
+        /// Nothing declared; chardetng's guess from the bytes.
+        Detected = 8 => "detected",
+        /// Nothing declared and the body all ASCII: the charset usual under
+        /// the host's top-level domain.
+        Fallback = 9 => "fallback",
+        /// XML that declares nothing: UTF-8, as XML says.
+        XmlDefault = 10 => "xml-default",
+    }
+}
+
+impl Source {
+    /// Whether the document itself or its server named the charset (the
+    /// sniffing algorithm's "certain" and the prescan), rather than a guess.
+    pub fn declared(self) -> bool {
+        matches!(
+            self,
+            Source::Bom | Source::Http | Source::Meta | Source::XmlDeclaration | Source::MetaLate
+        )
+    }
+}
+
+/// What sniffing may use beyond the bytes: the user's charset for pages
+/// that name none, and the host's top-level domain for the detector.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hints<'a> {
+    /// `--use-charset`.
+    pub user: Option<&'static Encoding>,
+    /// The rightmost label of the host name, as found in the URL.
+    pub tld: Option<&'a str>,
+}
+
+/// The top-level domain of `host` as chardetng takes it: lowercase ASCII
+/// letters, digits and hyphens (an IDN in its Punycode form); None for
+/// anything else, which chardetng treats as a generic domain.
+pub fn tld_of(host: &str) -> Option<String> {
+    let label = host.trim_end_matches('.').rsplit('.').next()?;
+    let ok = !label.is_empty()
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    ok.then(|| label.to_ascii_lowercase())
+}
+
+/// How many bytes chardetng reads: enough for its statistics, bounded so
+/// that a huge page costs no more than this.
+pub const DETECT_LEN: usize = 64 * 1024;
+
+/// The charset found for a document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Detected {
+    pub encoding: &'static Encoding,
+    pub source: Source,
+    /// Length of the byte order mark, which is not part of the text.
+    pub bom_len: usize,
+}
+
+/// Resolves a label as WHATWG does (case and surrounding white space
+/// ignored); None for a label WHATWG does not know. This is the one place
+/// a charset label read from a user or a server becomes a charset:
+/// `--filter-charset`, `--use-charset`, the Content-Type check and the
+/// record's charset field all go through it.
+pub fn resolve(label: &str) -> Option<&'static Encoding> {
+    Encoding::for_label(label.trim().as_bytes())
+}
+
+/// A charset label no WHATWG encoding has.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown charset {0:?}")]
+pub struct UnknownCharset(pub String);
+
+/// The charset a user's label names, or why it names none.
+pub fn parse(label: &str) -> Result<&'static Encoding, UnknownCharset> {
+    resolve(label).ok_or_else(|| UnknownCharset(label.to_string()))
+}
+
+/// A charset's WHATWG canonical name, lowercase: as records store it and
+/// messages print it.
+pub fn name(e: &'static Encoding) -> String {
+    e.name().to_ascii_lowercase()
+}
+
+/// The canonical name (see [`name`]) of a label; None for an unknown one.
+pub fn canonical(label: &str) -> Option<String> {
+    resolve(label).map(name)
+}
+
+/// The `charset` parameter of a Content-Type value, if any.
+pub fn content_type_charset(content_type: &str) -> Option<&str> {
+    content_type.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        k.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| v.trim().trim_matches(['"', '\'']))
+    })
+}
+
+/// Finds the charset of `body`: `http` is the label the server sent (may be
+/// empty); `hints` serve pages that name no charset. The order is the
+/// module's.
+pub fn detect(body: &[u8], http: &str, kind: Kind, hints: &Hints<'_>) -> Detected {
+    let found = |encoding, source| Detected {
+        encoding,
+        source,
+        bom_len: 0,
+    };
+    if let Some((encoding, bom_len)) = Encoding::for_bom(body) {
+        return Detected {
+            encoding,
+            source: Source::Bom,
+            bom_len,
+        };
+    }
+    if let Some(e) = resolve(http) {
+        return found(e, Source::Http);
+    }
+    let head = &body[..body.len().min(PRESCAN_LEN)];
+    match kind {
+        Kind::Html => {
+            if let Some(e) = prescan(head) {
+                return found(e, Source::Meta);
+            }
+            if let Some(e) = xml_declaration(head) {
+                return found(e, Source::XmlDeclaration);
+            }
+        }
+        Kind::Xhtml | Kind::Xml => {
+            if let Some(e) = xml_declaration(head) {
+                return found(e, Source::XmlDeclaration);
+            }
+            // XHTML is often served from HTML templates whose only
+            // declaration is a meta element; honouring it costs nothing.
+            if kind == Kind::Xhtml {
+                if let Some(e) = prescan(head) {
+                    return found(e, Source::Meta);
+                }
+            }
+            return found(UTF_8, Source::XmlDefault);
+        }
+        Kind::Plain => {}
+    }
+    undeclared(body, kind, hints)
+}
+
+/// The charset of HTML or plain text that declares none (steps 4 to 7 of
+/// the module's order).
+fn undeclared(body: &[u8], kind: Kind, hints: &Hints<'_>) -> Detected {
+    let found = |encoding, source| Detected {
+        encoding,
+        source,
+        bom_len: 0,
+    };
+    let ascii_len = Encoding::ascii_valid_up_to(body);
+    let ascii = ascii_len == body.len();
+    if !ascii && std::str::from_utf8(&body[ascii_len..]).is_ok() {
+        return found(UTF_8, Source::ValidUtf8);
+    }
+    // The parser meeting a <meta> past the prescan changes the tentative
+    // charset (to the same one, it makes it certain): either way the meta
+    // decided it, and nothing need be guessed.
+    if kind == Kind::Html {
+        if let Some(e) = late_meta(body) {
+            return found(e, Source::MetaLate);
+        }
+    }
+    if let Some(e) = hints.user {
+        found(e, Source::Override)
+    } else {
+        let mut det = EncodingDetector::new(Iso2022JpDetection::Deny);
+        let sample = &body[..body.len().min(DETECT_LEN)];
+        det.feed(sample, sample.len() == body.len());
+        let tld = hints.tld.and_then(tld_of);
+        // UTF-8 was ruled out above; chardetng is not to guess it from a
+        // prefix of a body that is not valid UTF-8 as a whole.
+        let e = det.guess(tld.as_deref().map(str::as_bytes), Utf8Detection::Deny);
+        found(
+            e,
+            if ascii {
+                Source::Fallback
+            } else {
+                Source::Detected
+            },
+        )
+    }
+}
+
+/// A label found inside the document itself: a document whose declaration
+/// can be read as ASCII is not UTF-16, whatever it claims, so WHATWG reads
+/// it as UTF-8; x-user-defined means windows-1252 there.
+fn in_document(e: &'static Encoding) -> &'static Encoding {
+    if e == UTF_16BE || e == UTF_16LE {
+        UTF_8
+    } else if e == X_USER_DEFINED {
+        WINDOWS_1252
+    } else {
+        e
+    }
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
+}
+
+/// Decodes `body` (without its byte order mark) with replacement.
+pub fn decode<'a>(body: &'a [u8], d: &Detected) -> Cow<'a, str> {
+    let bytes = body.get(d.bom_len..).unwrap_or_default();
+    d.encoding.decode_without_bom_handling(bytes).0
+}
+
+/// Counts that tell text from garbage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Quality {
+    /// Characters in all.
+    pub chars: usize,
+    /// Characters other than white space.
+    pub solid: usize,
+    /// U+FFFD, which the decoder puts for bytes the charset cannot map, and
+    /// C1 controls, which only a wrong single-byte charset produces.
+    pub replaced: usize,
+    /// NUL and the other C0 controls but tab, line feed, form feed and
+    /// carriage return: in a text they mean binary data.
+    pub controls: usize,
+}
+
+impl Quality {
+    /// Measures decoded text in one pass over its bytes.
+    pub fn of(s: &str) -> Quality {
+        let b = s.as_bytes();
+        let mut q = Quality::default();
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            i += 1;
+            if c < 0x80 {
+                q.chars += 1;
+                if c < b' ' && !is_space(c) {
+                    q.controls += 1;
+                } else if c != b' ' && !is_space(c) {
+                    q.solid += 1;
+                }
+                continue;
+            }
+            if c < 0xC0 {
+                continue; // a continuation byte of a counted character
+            }
+            q.chars += 1;
+            q.solid += 1;
+            match c {
+                // U+0080..U+009F: C2 80..C2 9F.
+                0xC2 if b.get(i).is_some_and(|&n| n < 0xA0) => q.replaced += 1,
+                // U+FFFD: EF BF BD.
+                0xEF if b.get(i..i + 2) == Some(&[0xBF, 0xBD]) => q.replaced += 1,
+                _ => {}
+            }
+        }
+        q
+    }
+
+    /// The share of replaced characters among the characters other than
+    /// white space, 0 for an empty text.
+    pub fn replaced_share(&self) -> f64 {
+        if self.solid == 0 {
+            0.0
+        } else {
+            self.replaced as f64 / self.solid as f64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
