@@ -15,7 +15,8 @@
 //! | `web`       | URLs, HTTP, robots.txt, politeness, links                   |
 //! | `document`  | charsets, markup, visible text, language, dictionaries      |
 //!
-//! `error` holds the one error type and sits below them all.
+//! `error` holds the one error type and `stored` the macro for enums stored
+//! as bytes; both sit below them all.
 
 pub mod document;
 pub mod error;
