@@ -231,29 +231,7 @@ pub fn http(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let mut h = Headers::default();
     for line in text.lines() {
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        let value = value.trim();
-        match name.trim().to_ascii_lowercase().as_str() {
-            "content-type" => (h.content_type, h.charset) = http::split_content_type(value),
-            "content-language" => {
-                h.languages = value
-                    .split(',')
-                    .map(|t| t.trim().to_ascii_lowercase())
-                    .filter(|t| !t.is_empty())
-                    .collect()
-            }
-            "content-encoding" => h.content_encoding = value.to_ascii_lowercase(),
-            "content-length" => h.content_length = value.parse().ok(),
-            "etag" => h.etag = value.to_string(),
-            "last-modified" => h.last_modified = value.to_string(),
-            "expires" => h.expires = value.to_string(),
-            "cache-control" => h.cache_control = value.to_ascii_lowercase(),
-            "location" => h.location = value.to_string(),
-            "x-robots-tag" => h.x_robots_tag.push(value.to_string()),
-            _ => {}
-        }
+        h.add(line);
     }
     let filter = HeaderFilter {
         types: vec!["text/html".into()],

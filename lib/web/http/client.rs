@@ -34,30 +34,7 @@ impl Collector {
             self.multiplexed = line.starts_with("HTTP/2") || line.starts_with("HTTP/3");
             return;
         }
-        let Some((name, value)) = line.split_once(':') else {
-            return;
-        };
-        let value = value.trim();
-        let h = &mut self.headers;
-        match name.trim().to_ascii_lowercase().as_str() {
-            "content-type" => (h.content_type, h.charset) = split_content_type(value),
-            "content-language" => {
-                h.languages = value
-                    .split(',')
-                    .map(|t| t.trim().to_ascii_lowercase())
-                    .filter(|t| !t.is_empty())
-                    .collect()
-            }
-            "content-encoding" => h.content_encoding = value.to_ascii_lowercase(),
-            "content-length" => h.content_length = value.parse().ok(),
-            "etag" => h.etag = value.to_string(),
-            "last-modified" => h.last_modified = value.to_string(),
-            "expires" => h.expires = value.to_string(),
-            "cache-control" => h.cache_control = value.to_ascii_lowercase(),
-            "location" => h.location = value.to_string(),
-            "x-robots-tag" => h.x_robots_tag.push(value.to_string()),
-            _ => {}
-        }
+        self.headers.add(line);
     }
 
     /// Called at the blank line that ends the headers: false aborts.

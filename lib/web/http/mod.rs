@@ -121,6 +121,36 @@ pub struct Headers {
     pub content_length: Option<u64>,
 }
 
+impl Headers {
+    /// Takes one header line ("Name: value") into the fields nlpcrawl
+    /// reads; other headers and lines without a colon are passed over.
+    pub fn add(&mut self, line: &str) {
+        let Some((name, value)) = line.split_once(':') else {
+            return;
+        };
+        let value = value.trim();
+        match name.trim().to_ascii_lowercase().as_str() {
+            "content-type" => (self.content_type, self.charset) = split_content_type(value),
+            "content-language" => {
+                self.languages = value
+                    .split(',')
+                    .map(|t| t.trim().to_ascii_lowercase())
+                    .filter(|t| !t.is_empty())
+                    .collect()
+            }
+            "content-encoding" => self.content_encoding = value.to_ascii_lowercase(),
+            "content-length" => self.content_length = value.parse().ok(),
+            "etag" => self.etag = value.to_string(),
+            "last-modified" => self.last_modified = value.to_string(),
+            "expires" => self.expires = value.to_string(),
+            "cache-control" => self.cache_control = value.to_ascii_lowercase(),
+            "location" => self.location = value.to_string(),
+            "x-robots-tag" => self.x_robots_tag.push(value.to_string()),
+            _ => {}
+        }
+    }
+}
+
 /// Why a transfer did not bring a usable response.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Failure {
