@@ -88,7 +88,6 @@ pub(super) struct Server {
     pub(super) dns: Dns,
     /// The server's bursts and rests, paced like a fetched address.
     pub(super) gate: Gate,
-    pub(super) pacing: Policy,
 }
 
 pub(super) fn build_dns(addr: SocketAddr, cfg: &Config) -> Result<Dns> {
@@ -159,6 +158,8 @@ pub struct Resolver {
 
 pub(super) struct Inner {
     pub(super) cfg: Config,
+    /// The bursts, rests and concurrency each server gets.
+    pub(super) pacing: Policy,
     /// The families to ask for, in order.
     pub(super) families: Vec<RecordType>,
     pub(super) servers: Vec<Server>,
@@ -211,21 +212,23 @@ impl Resolver {
                         addr: *a,
                         dns: build_dns(*a, &cfg)?,
                         gate: Gate::new(a.ip(), now),
-                        pacing: Policy {
-                            burst: usize::try_from(cfg.burst).unwrap_or(usize::MAX).max(1),
-                            polite: cfg.pause,
-                            pipeline: cfg.concurrency.max(1),
-                        },
                     })
                 })
                 .collect::<Result<Vec<_>>>()?
         };
         let names: Vec<String> = servers.iter().map(|s| s.addr.to_string()).collect();
         debug!("name servers {}", names.join(" "));
+        // Every server is paced by the same rule, made once from the options.
+        let pacing = Policy {
+            burst: usize::try_from(cfg.burst).unwrap_or(usize::MAX).max(1),
+            polite: cfg.pause,
+            pipeline: cfg.concurrency.max(1),
+        };
         Ok(Resolver {
             rt,
             inner: Inner {
                 cfg,
+                pacing,
                 families,
                 servers,
                 next_server: 0,
@@ -391,7 +394,7 @@ impl Inner {
         let mut fallback = None;
         for k in 0..n {
             let i = (self.next_server + k) % n;
-            if self.servers[i].gate.may_send(&self.servers[i].pacing, now) {
+            if self.servers[i].gate.may_send(&self.pacing, now) {
                 if avoid == Some(i) && n > 1 {
                     fallback = Some(i);
                     continue;
@@ -435,7 +438,7 @@ impl Inner {
                 };
                 let Some(job) = queue.pop_front() else { break };
                 let server = &mut self.servers[si];
-                server.gate.sent(&server.pacing, now);
+                server.gate.sent(&self.pacing, now);
                 self.stats.queries += 1;
                 let (dns, name) = (server.dns.clone(), job.name.clone());
                 let rtype = job.families[job.next_family];
@@ -477,8 +480,9 @@ impl Inner {
             let Some((mut job, si)) = flying.remove(&id) else {
                 continue;
             };
-            let s = &mut self.servers[si];
-            s.gate.finished(&s.pacing, Instant::now(), true);
+            self.servers[si]
+                .gate
+                .finished(&self.pacing, Instant::now(), true);
             let rtype = job.families[job.next_family];
             let err = match result {
                 Ok(Ok(lookup)) => {
@@ -526,8 +530,7 @@ impl Inner {
         // Queries abandoned on a stop no longer count as in flight.
         let now = Instant::now();
         for (_, (_, si)) in flying.drain() {
-            let s = &mut self.servers[si];
-            s.gate.finished(&s.pacing, now, true);
+            self.servers[si].gate.finished(&self.pacing, now, true);
         }
         set.abort_all();
         self.stats.resolved += done.len() as u64;
