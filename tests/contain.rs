@@ -34,18 +34,10 @@ fn page(links: &[&str]) -> Vec<u8> {
 /// nlpc-scan info: x" reads "nlpc-scan: x", so the assertions speak of
 /// what was said.
 fn message(line: &str) -> String {
-    let rest = match line.split_once(' ') {
-        Some((t, rest)) if t.ends_with('Z') && t.contains('T') => rest,
-        _ => line,
-    };
-    for level in [" info: ", " error: ", " debug: "] {
-        if let Some((name, said)) = rest.split_once(level) {
-            if !name.contains(' ') {
-                return format!("{name}: {said}");
-            }
-        }
+    match log_line(line) {
+        Some((name, _, said)) => format!("{name}: {said}"),
+        None => line.to_string(),
     }
-    rest.to_string()
 }
 
 /// Standard error as messages (see [`message`]).

@@ -15,41 +15,6 @@ use common::web::{diff, Web};
 use common::*;
 use nlpcrawl::store::record::State;
 
-/// The pids of `parent`'s children, from /proc.
-fn children_of(parent: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        // Fields after the name: state, ppid, ...
-        let ppid = rest.split(' ').nth(1).and_then(|p| p.parse::<u32>().ok());
-        let zombie = rest.starts_with('Z');
-        if ppid == Some(parent) && !zombie {
-            out.push(pid);
-        }
-    }
-    out
-}
-
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            !s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(false)
-}
-
 /// Waits for a child to exit, failing the test after `limit`.
 fn wait_exit(child: &mut Child, limit: Duration) -> ExitStatus {
     let start = Instant::now();

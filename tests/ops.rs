@@ -245,39 +245,6 @@ fn wait_gone(pids: &[u32], limit: Duration) {
     });
 }
 
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            !s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(false)
-}
-
-/// The pids of `parent`'s living children.
-fn children_of(parent: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        let ppid = rest.split(' ').nth(1).and_then(|p| p.parse::<u32>().ok());
-        if ppid == Some(parent) && !rest.starts_with('Z') {
-            out.push(pid);
-        }
-    }
-    out
-}
-
 /// An idle nlpcd over a new, empty crawl: its five daemons wait for work.
 /// The name server is a loopback port nothing answers (there is nothing
 /// to ask it anyway).

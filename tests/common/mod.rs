@@ -218,3 +218,39 @@ pub fn logged(l: &str) -> String {
     let (name, _, msg) = log_line(l).unwrap_or_else(|| panic!("not a log line: {l:?}"));
     format!("{name}: {msg}")
 }
+
+/// The pids of `parent`'s children, from /proc.
+pub fn children_of(parent: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+            continue;
+        };
+        // Fields after the name: state, ppid, ...
+        let ppid = rest.split(' ').nth(1).and_then(|p| p.parse::<u32>().ok());
+        let zombie = rest.starts_with('Z');
+        if ppid == Some(parent) && !zombie {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// True while `pid` runs (not gone, not a zombie).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(false)
+}
