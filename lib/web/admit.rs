@@ -133,19 +133,6 @@ pub fn normalise_host(pattern: &str) -> std::result::Result<String, String> {
         .map_err(|e| format!("{:?} is not a host name: {}", cut(pattern, SHOWN), e.why))
 }
 
-/// Host patterns as given to --filter-auth or --auth (white space or
-/// commas between them), normalised.
-pub fn host_patterns<S: AsRef<str>>(given: &[S]) -> std::result::Result<Vec<String>, String> {
-    split(given).map(normalise_host).collect()
-}
-
-fn split<S: AsRef<str>>(given: &[S]) -> impl Iterator<Item = &str> {
-    given
-        .iter()
-        .flat_map(|s| s.as_ref().split(|c: char| c.is_whitespace() || c == ','))
-        .filter(|s| !s.is_empty())
-}
-
 /// True when `host` is `pattern` or one of its subdomains.
 pub fn host_matches(host: &str, pattern: &str) -> bool {
     host == pattern
