@@ -569,11 +569,6 @@ impl Parsed {
             }
         }
     }
-
-    /// Ends the program with a usage error.
-    pub fn usage_exit(&self, msg: impl std::fmt::Display) -> ! {
-        self.fail(Error::Usage(msg.to_string()))
-    }
 }
 
 #[cfg(test)]
