@@ -25,6 +25,70 @@ pub trait Sink {
     fn text(&mut self, s: &[u8]);
 }
 
+/// A sink that wants nothing: for a pass with no second listener.
+impl Sink for () {
+    fn open(&mut self, _: &[u8]) -> bool {
+        false
+    }
+    fn attr(&mut self, _: &[u8], _: &[u8]) {}
+    fn close(&mut self, _: &[u8], _: bool) {}
+    fn end(&mut self, _: &[u8]) {}
+    fn text(&mut self, _: &[u8]) {}
+}
+
+/// Two sinks fed by one pass, so that two readings of a page (its main
+/// text and its meta robots, say) cost one tokenizer pass; each hears the
+/// attributes it asked for.
+pub struct Both<'a, A, B> {
+    pub a: &'a mut A,
+    pub b: &'a mut B,
+    a_wants: bool,
+    b_wants: bool,
+}
+
+impl<'a, A: Sink, B: Sink> Both<'a, A, B> {
+    pub fn new(a: &'a mut A, b: &'a mut B) -> Self {
+        Both {
+            a,
+            b,
+            a_wants: false,
+            b_wants: false,
+        }
+    }
+}
+
+impl<A: Sink, B: Sink> Sink for Both<'_, A, B> {
+    fn open(&mut self, name: &[u8]) -> bool {
+        self.a_wants = self.a.open(name);
+        self.b_wants = self.b.open(name);
+        self.a_wants || self.b_wants
+    }
+
+    fn attr(&mut self, name: &[u8], value: &[u8]) {
+        if self.a_wants {
+            self.a.attr(name, value);
+        }
+        if self.b_wants {
+            self.b.attr(name, value);
+        }
+    }
+
+    fn close(&mut self, name: &[u8], self_closing: bool) {
+        self.a.close(name, self_closing);
+        self.b.close(name, self_closing);
+    }
+
+    fn end(&mut self, name: &[u8]) {
+        self.a.end(name);
+        self.b.end(name);
+    }
+
+    fn text(&mut self, s: &[u8]) {
+        self.a.text(s);
+        self.b.text(s);
+    }
+}
+
 /// How to read the document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {

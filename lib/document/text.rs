@@ -7,7 +7,7 @@
 //! extractor also uses, keeping only text and the few attributes of
 //! `<meta>`.
 
-use crate::document::charset::Kind;
+use crate::document::charset::{Kind, Quality};
 use crate::document::markup::{self, has_token, Mode, Sink};
 
 /// What the text pass found.
@@ -110,11 +110,27 @@ impl Collapse {
     }
 }
 
+/// What becomes of the visible text.
+enum Out {
+    /// Kept, white space collapsed.
+    Keep(Collapse),
+    /// Only measured.
+    Measure(Quality),
+    /// Neither: only meta robots is wanted.
+    Drop,
+}
+
+impl Default for Out {
+    fn default() -> Out {
+        Out::Keep(Collapse::default())
+    }
+}
+
 /// The text sink: text outside hidden elements, and the `name` and
 /// `content` of `<meta>`.
 #[derive(Default)]
 struct TextSink {
-    text: Collapse,
+    text: Out,
     noindex: bool,
     /// HTML: hidden elements hide their text. XML: all text counts.
     html: bool,
@@ -140,8 +156,10 @@ impl TextSink {
     }
 
     fn separate(&mut self, name: &[u8]) {
-        if !inline(name) {
-            self.text.space = true;
+        if let Out::Keep(c) = &mut self.text {
+            if !inline(name) {
+                c.space = true;
+            }
         }
     }
 }
@@ -192,8 +210,82 @@ impl Sink for TextSink {
 
     fn text(&mut self, s: &[u8]) {
         if self.hidden == 0 {
-            self.text.push(s);
+            match &mut self.text {
+                Out::Keep(c) => c.push(s),
+                Out::Measure(q) => q.add(s),
+                Out::Drop => {}
+            }
         }
+    }
+}
+
+fn mode_of(kind: Kind) -> Option<Mode> {
+    match kind {
+        Kind::Html => Some(Mode::Html),
+        Kind::Xhtml => Some(Mode::Xhtml),
+        Kind::Xml => Some(Mode::Xml),
+        Kind::Plain => None,
+    }
+}
+
+/// The visible-text pass without the text: meta robots and, if asked,
+/// the [`Quality`] of the visible text (white space aside, the counts of
+/// [`visible`]'s text). It is a [`Sink`] for a pass that reads the page
+/// for something else too (the main text, through [`markup::Both`]), so
+/// that a page is tokenized once; plain text is given to
+/// [`Sink::text`] whole.
+pub struct Scan {
+    sink: TextSink,
+}
+
+impl Scan {
+    /// A scan of a document of kind `kind`; `measure`: count the visible
+    /// text's characters.
+    pub fn new(kind: Kind, measure: bool) -> Scan {
+        let mode = mode_of(kind).unwrap_or(Mode::Xml);
+        Scan {
+            sink: TextSink {
+                text: if measure {
+                    Out::Measure(Quality::default())
+                } else {
+                    Out::Drop
+                },
+                html: mode != Mode::Xml,
+                honour_self_closing: mode == Mode::Xhtml,
+                ..TextSink::default()
+            },
+        }
+    }
+
+    /// `<meta name=robots>` (or `name=nlpcrawl`) said NOINDEX or NONE.
+    pub fn noindex(&self) -> bool {
+        self.sink.noindex
+    }
+
+    /// The counts of the visible text (all zero unless measured).
+    pub fn quality(&self) -> Quality {
+        match &self.sink.text {
+            Out::Measure(q) => *q,
+            _ => Quality::default(),
+        }
+    }
+}
+
+impl Sink for Scan {
+    fn open(&mut self, name: &[u8]) -> bool {
+        self.sink.open(name)
+    }
+    fn attr(&mut self, name: &[u8], value: &[u8]) {
+        self.sink.attr(name, value);
+    }
+    fn close(&mut self, name: &[u8], self_closing: bool) {
+        self.sink.close(name, self_closing);
+    }
+    fn end(&mut self, name: &[u8]) {
+        self.sink.end(name);
+    }
+    fn text(&mut self, s: &[u8]) {
+        self.sink.text(s);
     }
 }
 
@@ -206,17 +298,18 @@ fn tokenize(doc: &str, mode: Mode) -> Visible {
     markup::tokenize(doc.as_bytes(), mode, &mut sink);
     Visible {
         noindex: sink.noindex,
-        text: sink.text.into_string(),
+        text: match sink.text {
+            Out::Keep(c) => c.into_string(),
+            _ => String::new(),
+        },
     }
 }
 
 /// The visible text of decoded document `doc` of kind `kind`.
 pub fn visible(doc: &str, kind: Kind) -> Visible {
-    match kind {
-        Kind::Html => tokenize(doc, Mode::Html),
-        Kind::Xhtml => tokenize(doc, Mode::Xhtml),
-        Kind::Xml => tokenize(doc, Mode::Xml),
-        Kind::Plain => {
+    match mode_of(kind) {
+        Some(mode) => tokenize(doc, mode),
+        None => {
             let mut c = Collapse::default();
             c.push(doc.as_bytes());
             Visible {

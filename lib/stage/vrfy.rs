@@ -313,15 +313,20 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     if !cfg.charsets.is_empty() && !cfg.charsets.contains(&det.encoding) {
         return v.reject(Rejection::Charset(name));
     }
-    // 7. The visible text, and meta robots.
-    let vis = text::visible(&doc, kind);
-    if vis.noindex {
+    // 7 to 10 read the page in one tokenizer pass: its main text, meta
+    // robots and, if the decoder replaced anything, how much of the
+    // visible text that is.
+    let mut scan = text::Scan::new(kind, q.replaced > 0);
+    let main = extract::main_text_with(&doc, kind, &mut scan);
+    // 7. Meta robots.
+    if scan.noindex() {
         return v.reject(Rejection::NoindexMeta);
     }
-    // 8. Replacement characters in the text: mostly, it is undecodable;
-    // more than a few, the declared charset is not the document's.
+    // 8. Replacement characters in the visible text: mostly, it is
+    // undecodable; more than a few, the declared charset is not the
+    // document's.
     if q.replaced > 0 {
-        let share = Quality::of(&vis.text).replaced_share();
+        let share = scan.quality().replaced_share();
         if share > UNDECODABLE_SHARE {
             return v.reject(Rejection::Undecodable(share * 100.0));
         }
@@ -333,9 +338,8 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     // text: menus and footers are often in another language (English
     // "Home", "Contact") or in none. A page with no main text is judged
     // by all its visible text.
-    let main = extract::main_text(&doc, kind);
     let judged = if main.blocks.is_empty() {
-        vis.text
+        text::visible(&doc, kind).text
     } else {
         main.text()
     };
@@ -360,7 +364,7 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
 /// ratio must reach `--filter-dict-pct` in any case.
 pub fn judge_text(cfg: &Config, text: &str, v: &mut Verdict) -> Option<Rejection> {
     // The language, recorded whether or not it is asked for.
-    v.language = lang::detect(cfg.detector(), text, cfg.lang_max_text);
+    v.language = language(cfg, text);
     let ratio = |v: &mut Verdict| {
         cfg.dict.as_ref().map(|d| {
             *v.dict_ratio
@@ -404,6 +408,21 @@ pub fn judge_text(cfg: &Config, text: &str, v: &mut Verdict) -> Option<Rejection
         }
     }
     None
+}
+
+/// The language of `text` as [`judge_text`] finds it: whatlang is asked
+/// first about a short sample ([`lang::FIRST_SAMPLE`]), whose answer
+/// stands when whatlang calls it reliable and the rule would not weigh
+/// the dictionary on it (no filter, a language outside the filter, or one
+/// of the filter with at least `--lang-min-conf`); else again about the
+/// `--lang-max-text` sample.
+pub fn language(cfg: &Config, text: &str) -> Option<lang::Guess> {
+    lang::detect_in_steps(cfg.detector(), text, cfg.lang_max_text, |g| {
+        g.reliable
+            && (cfg.langs.is_empty()
+                || !cfg.langs.contains(&g.lang)
+                || g.confidence >= cfg.lang_min_conf)
+    })
 }
 
 /// One FRESH → VERIFIED/REJECTED step over up to `cfg.batch` records;

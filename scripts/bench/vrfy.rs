@@ -7,6 +7,14 @@
 //! a Latvian crawl's options), where the time goes, the language accuracy
 //! on the test corpus with and without the cap on the text given to
 //! whatlang, and the load time and memory of a 5-million-word dictionary.
+//! Throughput is per second of the thread's CPU time, not of the clock.
+//!
+//! cargo bench --bench vrfy -- speed | accuracy | dict
+//!     Only the sections named.
+//!
+//! NLPC_PROFILE="2 KB" cargo bench --bench vrfy -- profile
+//!     Verifies pages of one size (or every size) in a loop for 10 s each,
+//!     for `perf record`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -116,25 +124,32 @@ fn strict(dict: Dict) -> Config {
     }
 }
 
-fn secs_per_byte(f: impl Fn(&str), pages: &[String]) -> f64 {
-    let bytes: usize = pages.iter().map(String::len).sum();
-    let t = Instant::now();
-    for p in pages {
-        f(p);
-    }
-    t.elapsed().as_secs_f64() / bytes as f64
+/// Seconds of CPU time this thread has used: the clock of every figure
+/// here, so that on a shared machine the time others hold the core does
+/// not count against the code measured (cache and memory contention
+/// still do).
+fn cpu_secs() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes only to the timespec it is given.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
-/// MB/s of verification over `pages` (the best of three rounds, since
-/// the machine is shared and the slower rounds measure the neighbours), how
-/// many were verified, and the first rejection's reason.
+/// MB/s of verification over `pages` in CPU time (the best of three
+/// rounds, since the machine is shared and the slower rounds measure the
+/// neighbours' effect on caches), how many were verified, and the first
+/// rejection's reason.
 fn throughput(cfg: &Config, pages: &[String], rec: &Record) -> (f64, usize, String) {
     let bytes: usize = pages.iter().map(String::len).sum();
     let mut best = 0f64;
     let mut verified = 0;
     let mut why = String::new();
     for _ in 0..3 {
-        let t = Instant::now();
+        let t = cpu_secs();
         verified = 0;
         for p in pages {
             match verify(cfg, rec, Some(p.as_bytes())).rejection {
@@ -143,7 +158,7 @@ fn throughput(cfg: &Config, pages: &[String], rec: &Record) -> (f64, usize, Stri
                 Some(_) => {}
             }
         }
-        best = best.max(bytes as f64 / t.elapsed().as_secs_f64() / 1e6);
+        best = best.max(bytes as f64 / (cpu_secs() - t) / 1e6);
     }
     (best, verified, why)
 }
@@ -281,11 +296,36 @@ fn main() {
     if wanted("speed") {
         speed(&cfg, &rec, &paras, &sets);
     }
+    // Only when named: it is a load for a profiler, not a figure.
+    if std::env::args().skip(1).any(|a| a == "profile") {
+        profile(&cfg, &rec, &sets);
+    }
     if wanted("accuracy") {
         accuracy_table(cfg.lang_max_text);
     }
     if wanted("dict") {
         big_dictionary(&rec, &sets);
+    }
+}
+
+/// Verification of the pages of the size named by $NLPC_PROFILE ("2 KB",
+/// "50 KB" or "1 MB"; default every size) in a loop for about 10 s each,
+/// and nothing else: a steady load to record with `perf record`.
+fn profile(cfg: &Config, rec: &Record, sets: &[(&str, Vec<String>)]) {
+    let only = std::env::var("NLPC_PROFILE").ok();
+    for (label, pages) in sets {
+        if only.as_deref().is_some_and(|o| o != *label) {
+            continue;
+        }
+        let t = Instant::now();
+        let mut n = 0usize;
+        while t.elapsed().as_secs() < 10 {
+            for p in pages {
+                std::hint::black_box(verify(cfg, rec, Some(p.as_bytes())));
+            }
+            n += pages.len();
+        }
+        println!("profile {label}: {n} pages verified");
     }
 }
 
@@ -308,71 +348,12 @@ fn speed(cfg: &Config, rec: &Record, paras: &[String], sets: &[(&str, Vec<String
         );
     }
 
-    // Where the time goes, per stage, on the 50 KB pages.
-    let pages = &sets[1].1;
-    let det = charset::Detected {
-        encoding: encoding_rs::UTF_8,
-        source: charset::Source::Meta,
-        bom_len: 0,
-    };
-    let texts: Vec<String> = pages
-        .iter()
-        .map(|p| text::visible(p, Kind::Html).text)
-        .collect();
-    let text_share = texts.iter().map(String::len).sum::<usize>() as f64
-        / pages.iter().map(String::len).sum::<usize>() as f64;
-    let ns = |x: f64| x * 1e9;
-    let sniff = secs_per_byte(
-        |p| {
-            charset::detect(p.as_bytes(), "", Kind::Html, &charset::Hints::default());
-        },
-        pages,
-    );
-    let decode = secs_per_byte(
-        |p| {
-            Quality::of(&charset::decode(p.as_bytes(), &det));
-        },
-        pages,
-    );
-    let extract = secs_per_byte(
-        |p| {
-            text::visible(p, Kind::Html);
-        },
-        pages,
-    );
-    let html_bytes: usize = pages.iter().map(String::len).sum();
-    let per_html = |f: &dyn Fn(&str)| {
-        let t = Instant::now();
-        for x in &texts {
-            f(x);
-        }
-        t.elapsed().as_secs_f64() / html_bytes as f64
-    };
+    // Where the time goes, per stage and page, for each size.
+    println!("  where the time goes (us per page):");
+    for (label, pages) in sets {
+        stages(cfg, label, pages);
+    }
     let detector = cfg.detector();
-    let lang_capped = per_html(&|t| {
-        lang::detect(detector, t, cfg.lang_max_text);
-    });
-    let lang_full = per_html(&|t| {
-        lang::detect(detector, t, 0);
-    });
-    let d = cfg.dict.as_ref().expect("dictionary");
-    let dict = per_html(&|t| {
-        d.ratio(&lang::sample(t, nlpcrawl::stage::vrfy::DICT_SAMPLE));
-    });
-    println!(
-        "  where the time goes (50 KB pages, ns per HTML byte; text is {:.0}% of the HTML):",
-        text_share * 100.0
-    );
-    println!(
-        "    charset sniffing {:.2}, decoding and checking {:.2}, visible text {:.2}, \
-         language {:.2} (uncapped {:.2}), dictionary {:.2}",
-        ns(sniff),
-        ns(decode),
-        ns(extract),
-        ns(lang_capped),
-        ns(lang_full),
-        ns(dict)
-    );
     // whatlang's cost per call: a floor that no cap lowers, since it
     // scores every profile of the script (about 40 for Latin) whatever the
     // length of the text.
@@ -416,6 +397,68 @@ fn speed(cfg: &Config, rec: &Record, paras: &[String], sets: &[(&str, Vec<String
         let (mbs, _, _) = throughput(&uncapped, pages, rec);
         println!("  without the language cap, pages of ~{label}: {mbs:.1} MB/s");
     }
+}
+
+/// The cost of each step of [`verify`] on `pages`, in microseconds per
+/// page, each step timed over all pages on the previous step's output.
+fn stages(cfg: &Config, label: &str, pages: &[String]) {
+    let n = pages.len() as f64;
+    let time = |f: &mut dyn FnMut()| {
+        let t = cpu_secs();
+        f();
+        (cpu_secs() - t) / n * 1e6
+    };
+    let hints = charset::Hints {
+        user: None,
+        tld: Some("example.lv"),
+    };
+    let mut dets = Vec::new();
+    let sniff = time(&mut || {
+        dets = pages
+            .iter()
+            .map(|p| charset::detect(p.as_bytes(), "", Kind::Html, &hints))
+            .collect();
+    });
+    let mut docs = Vec::new();
+    let decode = time(&mut || {
+        docs = pages
+            .iter()
+            .zip(&dets)
+            .map(|(p, d)| {
+                let doc = charset::decode(p.as_bytes(), d);
+                std::hint::black_box(Quality::of(&doc));
+                doc.into_owned()
+            })
+            .collect();
+    });
+    let visible = time(&mut || {
+        for d in &docs {
+            std::hint::black_box(text::visible(d, Kind::Html));
+        }
+    });
+    let mut mains = Vec::new();
+    let main = time(&mut || {
+        mains = docs
+            .iter()
+            .map(|d| nlpcrawl::document::extract::main_text(d, Kind::Html).text())
+            .collect();
+    });
+    let language = time(&mut || {
+        for m in &mains {
+            std::hint::black_box(nlpcrawl::stage::vrfy::language(cfg, m));
+        }
+    });
+    let d = cfg.dict.as_ref().expect("dictionary");
+    let dict = time(&mut || {
+        for m in &mains {
+            std::hint::black_box(d.ratio(&lang::sample(m, nlpcrawl::stage::vrfy::DICT_SAMPLE)));
+        }
+    });
+    let text = mains.iter().map(String::len).sum::<usize>() as f64 / n;
+    println!(
+        "    {label}: charset {sniff:.1}, decoding {decode:.1}, visible text {visible:.1}, \
+         main text {main:.1} ({text:.0} B), language {language:.1}, dictionary {dict:.1}"
+    );
 }
 
 /// Language accuracy on the test corpus, with and without the cap.

@@ -314,7 +314,21 @@ pub struct Quality {
 impl Quality {
     /// Measures decoded text in one pass over its bytes.
     pub fn of(s: &str) -> Quality {
-        let b = s.as_bytes();
+        Quality::of_bytes(s.as_bytes())
+    }
+
+    /// Adds the counts of `b`, UTF-8 text that starts and ends at
+    /// character boundaries: the counts of a text given in pieces are
+    /// those of the whole.
+    pub fn add(&mut self, b: &[u8]) {
+        let q = Quality::of_bytes(b);
+        self.chars += q.chars;
+        self.solid += q.solid;
+        self.replaced += q.replaced;
+        self.controls += q.controls;
+    }
+
+    fn of_bytes(b: &[u8]) -> Quality {
         let mut q = Quality::default();
         let mut i = 0;
         while i < b.len() {

@@ -403,3 +403,67 @@ fn quality_counts() {
     let q = Quality::of("");
     assert_eq!(q.replaced_share(), 0.0);
 }
+
+/// The counts by the character, as `Quality` defines them, for checking
+/// the counts of a text given in pieces.
+fn quality_by_char(s: &str) -> Quality {
+    let mut q = Quality::default();
+    for c in s.chars() {
+        q.chars += 1;
+        let space = matches!(c, '\t' | '\n' | '\x0C' | '\r' | ' ');
+        if c < ' ' && !space {
+            q.controls += 1;
+        } else if !space {
+            q.solid += 1;
+        }
+        if c == '\u{FFFD}' || ('\u{80}'..='\u{9F}').contains(&c) {
+            q.replaced += 1;
+        }
+    }
+    q
+}
+
+#[test]
+fn quality_whole_and_in_pieces_agrees_with_characters() {
+    let pieces = [
+        "<p class=x>",
+        "Rīga ",
+        "  ",
+        "\t\n",
+        "\r",
+        "\u{FFFD}",
+        "\u{85}",
+        "\0",
+        "\x7F",
+        "abcdefgh",
+        "ūdens",
+        "语",
+        "🙂",
+        " ",
+        "&amp;",
+        "\x0C",
+        "\x1B",
+    ];
+    let mut x: u32 = 0x9E37_79B9;
+    for _ in 0..2000 {
+        let mut s = String::new();
+        for _ in 0..x % 40 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            s.push_str(pieces[x as usize % pieces.len()]);
+        }
+        let want = quality_by_char(&s);
+        assert_eq!(Quality::of(&s), want, "{s:?}");
+        // Cut at a character boundary, in two pieces.
+        let cut = s
+            .char_indices()
+            .map(|(i, _)| i)
+            .nth(x as usize % (s.chars().count() + 1))
+            .unwrap_or(s.len());
+        let mut q = Quality::default();
+        q.add(&s.as_bytes()[..cut]);
+        q.add(&s.as_bytes()[cut..]);
+        assert_eq!(q, want, "{s:?} cut at {cut}");
+    }
+}

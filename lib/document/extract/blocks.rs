@@ -203,7 +203,9 @@ fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
 }
 
-struct Segmenter {
+struct Segmenter<'d> {
+    /// The document being read.
+    doc: &'d str,
     stack: Vec<Open>,
     /// Elements opened past [`MAX_DEPTH`], not on the stack.
     overflow: usize,
@@ -222,17 +224,29 @@ struct Segmenter {
     regions: u32,
 }
 
-impl Segmenter {
+impl<'d> Segmenter<'d> {
     fn flags(&self) -> u16 {
         self.stack.last().map_or(0, |o| o.flags)
     }
 
     fn cut(&mut self) {
         if self.cur.chars > 0 {
-            self.blocks.push(std::mem::take(&mut self.cur));
-        } else {
-            self.cur = Raw::default();
+            // A copy of exactly the block's size; the buffer, grown to
+            // the longest block so far, stays for the next.
+            let c = &self.cur;
+            self.blocks.push(Raw {
+                text: c.text.as_str().to_owned(),
+                chars: c.chars,
+                link_chars: c.link_chars,
+                flags: c.flags,
+                region: c.region,
+            });
         }
+        self.cur.text.clear();
+        self.cur.chars = 0;
+        self.cur.link_chars = 0;
+        self.cur.flags = 0;
+        self.cur.region = 0;
         self.space = false;
         self.br = false;
     }
@@ -242,23 +256,41 @@ impl Segmenter {
         if flags & flag::HIDDEN != 0 {
             return;
         }
-        let s = String::from_utf8_lossy(s);
+        // Text is mostly a piece of the document itself, which is a str
+        // already; only what the tokenizer made (a decoded character
+        // reference) needs checking.
+        let s = match self.piece_of_doc(s) {
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => String::from_utf8_lossy(s),
+        };
         if flags & flag::TITLE != 0 {
             if self.title.len() < 4096 {
                 self.title.push_str(&s);
             }
             return;
         }
-        for (i, run) in s
-            .split(|c: char| c.is_ascii() && is_space(c as u8))
-            .enumerate()
-        {
-            if i > 0 {
+        // Stretches that are collapsed already (words with single spaces
+        // between them) go over whole; white space is ASCII, so every cut
+        // falls between characters.
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if is_space(b[i]) {
                 self.space = true;
-            }
-            if run.is_empty() {
+                i += 1;
                 continue;
             }
+            let mut end = i + 1;
+            while end < b.len() {
+                let c = b[end];
+                if !is_space(c) || (c == b' ' && b.get(end + 1).is_some_and(|&n| !is_space(n))) {
+                    end += 1;
+                } else {
+                    break;
+                }
+            }
+            let run = &s[i..end];
+            i = end;
             if self.cur.chars == 0 {
                 self.cur.flags = flags;
                 self.cur.region = self.stack.last().map_or(0, |o| o.region);
@@ -277,6 +309,13 @@ impl Segmenter {
         }
     }
 
+    /// `s` as the piece of the document it is, if it is one that starts
+    /// and ends between characters.
+    fn piece_of_doc(&self, s: &[u8]) -> Option<&'d str> {
+        let at = (s.as_ptr() as usize).checked_sub(self.doc.as_ptr() as usize)?;
+        self.doc.get(at..at.checked_add(s.len())?)
+    }
+
     fn pop_to(&mut self, name: &[u8]) {
         if let Some(i) = self.stack.iter().rposition(|o| o.is(name)) {
             self.stack.truncate(i);
@@ -286,7 +325,7 @@ impl Segmenter {
     }
 }
 
-impl Sink for Segmenter {
+impl Sink for Segmenter<'_> {
     fn open(&mut self, name: &[u8]) -> bool {
         self.pending_name.clear();
         self.pending_name.extend_from_slice(name);
@@ -403,7 +442,13 @@ pub struct Segments {
 
 /// Cuts decoded document `doc` into blocks.
 pub fn segment(doc: &str, mode: Mode) -> Segments {
+    segment_with(doc, mode, &mut ())
+}
+
+/// [`segment`], with `also` fed by the same tokenizer pass.
+pub fn segment_with<S: Sink>(doc: &str, mode: Mode, also: &mut S) -> Segments {
     let mut s = Segmenter {
+        doc,
         stack: Vec::new(),
         overflow: 0,
         pending: 0,
@@ -417,7 +462,7 @@ pub fn segment(doc: &str, mode: Mode) -> Segments {
         title: String::new(),
         regions: 0,
     };
-    markup::tokenize(doc.as_bytes(), mode, &mut s);
+    markup::tokenize(doc.as_bytes(), mode, &mut markup::Both::new(&mut s, also));
     s.cut();
     let title = s.title.split_whitespace().collect::<Vec<_>>().join(" ");
     Segments {

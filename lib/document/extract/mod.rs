@@ -20,7 +20,7 @@ pub mod blocks;
 pub mod stop;
 
 use crate::document::charset::Kind as DocKind;
-use crate::document::markup::Mode;
+use crate::document::markup::{Mode, Sink};
 use crate::document::words;
 use blocks::{flag, Raw};
 use rustc_hash::FxHashMap;
@@ -106,15 +106,12 @@ fn measure(raw: Raw) -> Judged {
     let mut n = 0usize;
     let mut stops = [0u16; stop::LANGS.len()];
     let mut low = String::new();
-    words::for_each_word(&raw.text, |w| {
+    words::words(&raw.text, |w, kinds| {
         n += 1;
-        let bits = if w.bytes().any(|b| b.is_ascii_uppercase() || b >= 0x80) {
-            low.clear();
-            low.extend(w.chars().flat_map(char::to_lowercase));
-            stop::langs_of(&low)
-        } else {
-            stop::langs_of(w)
-        };
+        let bits = stop::langs_of_any(w, kinds, &mut low);
+        if bits == 0 {
+            return;
+        }
         for (i, s) in stops.iter_mut().enumerate() {
             if bits & (1 << i) != 0 {
                 *s = s.saturating_add(1);
@@ -364,8 +361,8 @@ fn language(js: &[Judged]) -> Option<usize> {
     best.filter(|_| most * 100 >= total * LANG_MIN_PERCENT)
 }
 
-fn judge(doc: &str, mode: Mode) -> (String, Vec<Judged>) {
-    let seg = blocks::segment(doc, mode);
+fn judge<S: Sink>(doc: &str, mode: Mode, also: &mut S) -> (String, Vec<Judged>) {
+    let seg = blocks::segment_with(doc, mode, also);
     let mut js: Vec<Judged> = seg
         .blocks
         .into_iter()
@@ -382,7 +379,7 @@ fn judge(doc: &str, mode: Mode) -> (String, Vec<Judged>) {
 /// --explain).
 #[doc(hidden)]
 pub fn explain(doc: &str) -> Vec<String> {
-    let (_, js) = judge(doc, Mode::Html);
+    let (_, js) = judge(doc, Mode::Html, &mut ());
     js.iter()
         .map(|j| {
             format!(
@@ -402,13 +399,24 @@ pub fn explain(doc: &str) -> Vec<String> {
 
 /// The main text of decoded document `doc` of kind `kind`.
 pub fn main_text(doc: &str, kind: DocKind) -> MainText {
+    main_text_with(doc, kind, &mut ())
+}
+
+/// [`main_text`], with `also` fed by the same tokenizer pass, so that a
+/// caller who needs another reading of the page (nlpc-vrfy: its meta
+/// robots) tokenizes it once; plain text, which is not tokenized, is
+/// given to `also` as one text.
+pub fn main_text_with<S: Sink>(doc: &str, kind: DocKind, also: &mut S) -> MainText {
     let mode = match kind {
         DocKind::Html => Mode::Html,
         DocKind::Xhtml => Mode::Xhtml,
         DocKind::Xml => Mode::Xml,
-        DocKind::Plain => return plain(doc),
+        DocKind::Plain => {
+            also.text(doc.as_bytes());
+            return plain(doc);
+        }
     };
-    let (title, js) = judge(doc, mode);
+    let (title, js) = judge(doc, mode, also);
     let blocks = js
         .into_iter()
         .filter(|j| j.class == Class::Good)

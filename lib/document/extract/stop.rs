@@ -8,6 +8,8 @@
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
+use crate::document::words::{lowercase_into, Kinds};
+
 /// The languages with a list, in the order of [`LISTS`].
 pub const LANGS: [&str; 4] = ["en", "lv", "hu", "de"];
 
@@ -427,6 +429,35 @@ pub fn langs_of(w: &str) -> u8 {
     table().get(w).copied().unwrap_or(0)
 }
 
+/// Characters in the longest stop word. Lowercasing never makes a word
+/// shorter in characters, so a longer word is on no list whatever its
+/// case, and is not lowercased to find that out.
+pub const LONGEST: usize = 10;
+
+/// [`langs_of`] a word of any case, of which the segmenter learned
+/// `kinds`; `buf` holds its lowercase when it needs one.
+pub(crate) fn langs_of_any(w: &str, kinds: Kinds, buf: &mut String) -> u8 {
+    if kinds.ascii {
+        if w.len() > LONGEST {
+            return 0;
+        }
+        if !kinds.upper {
+            return langs_of(w);
+        }
+        buf.clear();
+        buf.push_str(w);
+        buf.make_ascii_lowercase();
+    } else {
+        // A character is at most 4 bytes.
+        if w.len() > 4 * LONGEST {
+            return 0;
+        }
+        buf.clear();
+        lowercase_into(buf, w);
+    }
+    langs_of(buf)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -445,5 +476,40 @@ mod tests {
         assert_eq!(langs_of("un"), 2);
         assert_eq!(langs_of("a"), 1 | 4);
         assert_eq!(langs_of("rīga"), 0);
+        let longest = LISTS
+            .iter()
+            .flat_map(|l| l.iter())
+            .map(|w| w.chars().count());
+        assert_eq!(longest.max(), Some(LONGEST));
+    }
+
+    #[test]
+    fn any_case_finds_what_lowercase_finds() {
+        let mut buf = String::new();
+        let any = |w: &str, buf: &mut String| {
+            let kinds = Kinds {
+                letter: true,
+                ascii: w.is_ascii(),
+                upper: w.bytes().any(|b| b.is_ascii_uppercase()),
+            };
+            langs_of_any(w, kinds, buf)
+        };
+        for list in LISTS {
+            for w in list {
+                let bits = langs_of(w);
+                assert_ne!(bits, 0);
+                assert_eq!(any(w, &mut buf), bits, "{w}");
+                assert_eq!(any(&w.to_uppercase(), &mut buf), bits, "{w}");
+                let mut cap = w.chars();
+                let first: String = cap
+                    .next()
+                    .into_iter()
+                    .flat_map(char::to_uppercase)
+                    .collect();
+                assert_eq!(any(&(first + cap.as_str()), &mut buf), bits, "{w}");
+            }
+        }
+        assert_eq!(any("Rīga", &mut buf), 0);
+        assert_eq!(any("THEREFOREANDSO", &mut buf), 0);
     }
 }
