@@ -304,7 +304,9 @@ impl<'d> Segmenter<'d> {
             self.cur.text.push_str(run);
             self.cur.chars += n;
             if flags & flag::LINK != 0 {
-                self.cur.link_chars += n;
+                // Link text counts its words, not the spaces between
+                // them, as when each word came alone.
+                self.cur.link_chars += n - run.bytes().filter(|&c| c == b' ').count();
             }
         }
     }
