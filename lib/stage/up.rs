@@ -12,6 +12,7 @@ use crate::run::options::Parsed;
 use crate::stage::resolve::{HostEntry, Outcome};
 use crate::store::cache::Cache;
 use crate::store::record::{Record, State};
+use crate::store::sched::{Entry, Policy};
 use crate::store::select::Selector;
 use crate::store::{Key, Store, Table, Write};
 use crate::{debug, info};
@@ -61,6 +62,18 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The timing the due index follows.
+    pub fn policy(&self) -> Policy {
+        Policy {
+            ttexp: self.ttexp,
+            ttmin: self.ttmin,
+            ttrej: self.ttrej,
+            ttrev: self.ttrev,
+            ttdel: self.ttdel,
+            rtdead: self.rtdead,
+        }
+    }
+
     /// nlpc-up's configuration from its options.
     pub fn from_options(o: &Parsed) -> Result<Config> {
         let ttexp = o.duration("ttexp")?.as_secs();
@@ -183,35 +196,45 @@ const WALKED: [State; 6] = [
     State::Redirect,
 ];
 
-/// When a SCANNED record fetched at `r.fetched` expires: `ttexp` after the
-/// fetch, or sooner when the server said so, but never before `ttmin`.
+/// When a SCANNED record fetched at `r.fetched` expires, before any
+/// adaptation of its interval: `ttexp` after the fetch, or sooner when the
+/// server said so, but never before `ttmin`.
 pub fn expiry_time(cfg: &Config, r: &Record) -> u64 {
-    let base = if r.fetched != 0 { r.fetched } else { r.changed };
-    let mut due = base.saturating_add(cfg.ttexp);
-    if r.expires != 0 {
-        due = due.min(r.expires.max(base.saturating_add(cfg.ttmin)));
-    }
-    due
+    let mut s = r.clone();
+    s.state = State::Scanned;
+    cfg.policy()
+        .due_time(&s, &Entry::default())
+        .unwrap_or(u64::MAX)
 }
 
-/// What a timed pass does to `r` at `now`, if anything. A record is due at
-/// its time exactly: one second before, it stays.
-pub fn due(cfg: &Config, r: &Record, now: u64) -> Option<Action> {
-    if r.lease.is_some() {
-        return None;
-    }
-    let after = |t: u64| now >= r.changed.saturating_add(t);
+/// What nlpc-up does to a record of its states once it is due.
+fn action_of(cfg: &Config, r: &Record) -> Option<Action> {
     match r.state {
-        State::Scanned => (now >= expiry_time(cfg, r)).then_some(Action::Expire),
-        State::Rejected | State::Excluded | State::Redirect => {
-            after(cfg.ttrej).then_some(Action::Expire)
+        State::Scanned | State::Rejected | State::Excluded | State::Redirect => {
+            Some(Action::Expire)
         }
         // A record that failed its rtdead-th revival in a row dies at once:
         // waiting ttrev again would only delay the verdict.
         State::Unreach if r.revivals >= cfg.rtdead => Some(Action::Kill),
-        State::Unreach => after(cfg.ttrev).then_some(Action::Revive),
-        State::Dead => after(cfg.ttdel).then_some(Action::Prune),
+        State::Unreach => Some(Action::Revive),
+        State::Dead => Some(Action::Prune),
         _ => None,
+    }
+}
+
+/// What a timed pass does to `r` at `now`, if anything, for a record
+/// whose schedule never adapted (the pass itself reads each record's due
+/// time from the due index). A record is due at its time exactly: one
+/// second before, it stays.
+pub fn due(cfg: &Config, r: &Record, now: u64) -> Option<Action> {
+    if r.lease.is_some() {
+        return None;
+    }
+    let t = cfg.policy().due_time(r, &Entry::default())?;
+    if now >= t {
+        action_of(cfg, r)
+    } else {
+        None
     }
 }
 
@@ -345,6 +368,7 @@ fn move_keys(
     cfg: &Config,
     rep: &mut Report,
     now: u64,
+    until: Option<u64>,
     decide: &dyn Fn(&Record) -> Vec<Action>,
 ) -> Result<()> {
     for chunk in keys.chunks(cfg.batch.max(1)) {
@@ -356,6 +380,13 @@ fn move_keys(
             if before.lease.is_some() {
                 debug!("{}: leased, left alone", before.url);
                 continue;
+            }
+            // Still due, by the index as it is now.
+            if let Some(until) = until {
+                let e = w.sched_entry(key)?.unwrap_or_default();
+                if e.indexed != before.state as u8 || e.due > until {
+                    continue;
+                }
             }
             let actions = decide(&before);
             if actions.is_empty() {
@@ -384,29 +415,49 @@ fn move_keys(
     Ok(())
 }
 
-/// One timed pass over every state nlpc-up acts on, at the crawl's `now`.
+/// Stores the policy of `cfg` in the database when it is not the one
+/// there: the due index is then built again for it (once, on the first
+/// pass after the options changed; the rare full walk).
+pub fn sync_policy(store: &Store, cfg: &Config) -> Result<()> {
+    let p = cfg.policy();
+    if store.read()?.sched_policy()? == p {
+        return Ok(());
+    }
+    let mut w = store.write()?;
+    if w.set_policy(&p)? {
+        info!("schedule options changed: due times computed again");
+    }
+    w.commit()
+}
+
+/// One timed pass over every state nlpc-up acts on, at the crawl's `now`:
+/// a walk of the due index up to `now`, so its cost follows what is due,
+/// not the size of the database.
 pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Report> {
+    sync_policy(store, cfg)?;
     let mut rep = Report::default();
     let sel = &cfg.select;
     for state in WALKED {
         if !sel.states.is_empty() && !sel.states.contains(&state) {
             continue;
         }
-        let mut from: Option<Key> = None;
+        let mut from: Option<(u64, Key)> = None;
         loop {
             let mut keys = Vec::new();
             let mut seen = 0;
             let mut last = None;
             {
                 let rd = store.read()?;
-                rd.walk_keys(state, false, from.as_ref(), |k| {
+                rd.walk_due(state, now, from.as_ref().map(|(t, k)| (*t, k)), |k, t| {
                     seen += 1;
                     if seen > CHUNK {
-                        last = Some(k);
+                        last = Some((t, k));
                         return Ok(false);
                     }
-                    if let Some(r) = rd.get(&k)? {
-                        if sel.matches(&r) && due(cfg, &r, now).is_some() {
+                    if sel.states_only() {
+                        keys.push(k);
+                    } else if let Some(r) = rd.get(&k)? {
+                        if sel.matches(&r) {
                             keys.push(k);
                         }
                     }
@@ -414,12 +465,12 @@ pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Repo
                 })?;
             }
             let decide = |r: &Record| -> Vec<Action> {
-                match due(cfg, r, now) {
+                match action_of(cfg, r) {
                     Some(a) if r.state == state && sel.matches(r) => vec![a],
                     _ => Vec::new(),
                 }
             };
-            move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
+            move_keys(store, cache, &keys, cfg, &mut rep, now, Some(now), &decide)?;
             match last {
                 Some(k) => from = Some(k),
                 None => break,
@@ -481,7 +532,7 @@ pub fn force(
         out
     };
     let mut rep = Report::default();
-    move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
+    move_keys(store, cache, &keys, cfg, &mut rep, now, None, &decide)?;
     Ok(rep)
 }
 

@@ -234,6 +234,9 @@ impl Verdict {
             .as_ref()
             .map(ToString::to_string)
             .unwrap_or_default();
+        if self.rejection.is_some() {
+            crate::store::sched::forget_body(&mut r);
+        }
         if let Some(d) = &self.charset {
             r.charset = d.encoding.name().to_string();
             r.charset_source = Some(d.source);
@@ -445,6 +448,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     let now = clock::now();
     let mut w = d.store.write()?;
     let mut done = 0;
+    let mut rejected = Vec::new();
     for ((key, rec), v) in batch.iter().zip(&results) {
         let v = match v {
             Contained::Done(v) => v,
@@ -466,7 +470,10 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
         }
         done += 1;
         match &v.rejection {
-            Some(r) => info!("rejected {}: {r}", rec.url),
+            Some(r) => {
+                info!("rejected {}: {r}", rec.url);
+                rejected.push(*key);
+            }
             None => info!("verified {} ({})", rec.url, summary(v)),
         }
     }
@@ -476,6 +483,11 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
         w.finish(key, rec, lease)?;
     }
     w.commit()?;
+    // Only once the record no longer names it (a kill before this leaves a
+    // file the next fetch of the page overwrites).
+    for key in &rejected {
+        cache.remove(key)?;
+    }
     match stop {
         Some(e) => Err(e),
         None => Ok(done),

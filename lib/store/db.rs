@@ -13,6 +13,8 @@
 //!   transaction as every state change, so counts are exact and cheap;
 //! - `meta`: the format version, and the crawl's stored settings under
 //!   `setting:NAME` keys (see [`SETTING`]);
+//! - `due` and `sched`: the due index, every record waiting for nlpc-up or
+//!   for a re-fetch ordered by when it is due (see `due`);
 //! - free-form tables ([`Table`]) that other modules encode themselves.
 
 use std::path::{Path, PathBuf};
@@ -152,6 +154,10 @@ pub struct Store {
     pub(super) records: lmdb::Database,
     pub(super) index: lmdb::Database,
     pub(super) counters: lmdb::Database,
+    /// The due index (`due`); None only in a read-only open of a database
+    /// no writer has opened since the index was added.
+    pub(super) due: Option<lmdb::Database>,
+    pub(super) sched: Option<lmdb::Database>,
     tables: [lmdb::Database; 5],
     hasher: Hasher,
     created: bool,
@@ -223,7 +229,7 @@ impl Store {
         }
         let env = lmdb::Environment::new()
             .set_flags(flags)
-            .set_max_dbs(16)
+            .set_max_dbs(32)
             .set_max_readers(1024)
             .set_map_size(opts.map_size)
             .open(path)
@@ -265,16 +271,32 @@ impl Store {
             open("history")?,
             meta,
         ];
-        Ok(Store {
+        let (due, sched) = if opts.read_only {
+            let optional = |name| match env.open_db(Some(name)) {
+                Ok(d) => Ok(Some(d)),
+                Err(lmdb::Error::NotFound) => Ok(None),
+                Err(e) => Err(db_err("cannot open table", e)),
+            };
+            (optional("due")?, optional("sched")?)
+        } else {
+            (Some(open("due")?), Some(open("sched")?))
+        };
+        let store = Store {
             env,
             path: path.to_path_buf(),
             records,
             index,
             counters,
+            due,
+            sched,
             tables,
             hasher: opts.hasher,
             created,
-        })
+        };
+        if !opts.read_only {
+            store.ensure_due()?;
+        }
+        Ok(store)
     }
 
     fn check_version(
@@ -385,6 +407,7 @@ impl Store {
             store: self,
             txn,
             deltas: Vec::new(),
+            policy: None,
         })
     }
 

@@ -9,10 +9,12 @@ pub mod archive;
 pub mod cache;
 mod check;
 mod db;
+mod due;
 mod guard;
 mod maint;
 pub mod record;
 pub mod rep;
+pub mod sched;
 pub mod select;
 mod txn;
 

@@ -286,6 +286,7 @@ macro_rules! view_methods {
                     ));
                 }
             }
+            problems.extend(super::due::problems(self.store, &self.txn)?);
             Ok(problems)
         }
     };
@@ -308,6 +309,8 @@ pub struct Write<'s> {
     pub(super) txn: lmdb::RwTransaction<'s>,
     /// Counter changes, applied at commit so a batch costs one put per state.
     pub(super) deltas: Vec<(u8, i64)>,
+    /// The schedule policy, read once per transaction when first needed.
+    pub(super) policy: Option<crate::store::sched::Policy>,
 }
 
 impl<'s> Write<'s> {
@@ -388,6 +391,7 @@ impl<'s> Write<'s> {
             match self.put_new(&key, &enc)? {
                 None => {
                     self.index_put(record_index_byte(rec), &key)?;
+                    self.reschedule(&key, None, rec)?;
                     return Ok(Inserted::New(key));
                 }
                 Some((url_matches, state)) if url_matches => {
@@ -475,6 +479,7 @@ impl<'s> Write<'s> {
             self.index_del(from, key)?;
             self.index_put(to, key)?;
         }
+        self.reschedule(key, Some(&old), rec)?;
         self.record_put(key, rec)
     }
 
@@ -495,6 +500,7 @@ impl<'s> Write<'s> {
             rec.lease = Some(lease);
             self.index_del(index_byte(state, false), &key)?;
             self.index_put(index_byte(state, true), &key)?;
+            self.reschedule(&key, Some(&rec), &rec)?;
             self.record_put(&key, &rec)?;
             out.push((key, rec));
         }
@@ -513,6 +519,7 @@ impl<'s> Write<'s> {
         rec.lease = Some(lease);
         self.index_del(index_byte(state, false), key)?;
         self.index_put(index_byte(state, true), key)?;
+        self.reschedule(key, Some(&rec), &rec)?;
         self.record_put(key, &rec)?;
         Ok(Some(rec))
     }

@@ -122,7 +122,7 @@ impl Fetcher<'_> {
                 let mut last = None;
                 let mut stopped = false;
                 let from = self.resume[i];
-                rd.walk_keys(state, false, from.as_ref(), |k| {
+                rd.walk_input(state, from.as_ref(), |k| {
                     seen += 1;
                     futile += 1;
                     last = Some(k);

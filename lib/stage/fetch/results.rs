@@ -79,6 +79,9 @@ impl Fetcher<'_> {
             }
             self.recent.push_back(format!("{}: {reason}", r.url));
         }
+        if state == State::Rejected {
+            crate::store::sched::forget_body(r);
+        }
         r.state = state;
         r.reason = reason;
         r.status = status;
@@ -396,10 +399,14 @@ impl Fetcher<'_> {
             return Ok(());
         }
         let mut w = self.d.store.write()?;
+        let mut rejected = Vec::new();
         for o in &self.outcomes {
             if !w.finish(&o.job.key, &o.rec, o.job.lease)? {
                 debug!("{}: lease lost, result dropped", o.rec.url);
                 continue;
+            }
+            if o.rec.state == State::Rejected {
+                rejected.push(o.job.key);
             }
             for n in &o.inserts {
                 w.insert(n)?;
@@ -412,6 +419,10 @@ impl Fetcher<'_> {
             e.put(&mut w, addr)?;
         }
         w.commit()?;
+        // A REJECTED page's body is not kept (see store::sched::forget_body).
+        for key in &rejected {
+            self.cache.remove(key)?;
+        }
         self.outcomes.clear();
         self.rests.clear();
         self.last_commit = Instant::now();
