@@ -1,6 +1,6 @@
 //! The store: one LMDB environment shared by every daemon.
 //!
-//! Every LMDB call in nlpcrawl lives in `store` (here, in `txn` for the
+//! Every LMDB call in nlpcrawl lives in `store` (here, in `txn` and `due` for the
 //! transactions, and in `maint` for checks and backups), so that a change
 //! of binding touches nothing else. The environment holds these databases:
 //!

@@ -1,5 +1,5 @@
 //! The store: the one LMDB environment every daemon shares (every LMDB call
-//! is in `db`, `txn` and `maint`; `check` reads data.mdb's pages itself, before
+//! is in `db`, `txn`, `due` and `maint`; `check` reads data.mdb's pages itself, before
 //! LMDB maps them), the record format and its states, and the files beside the
 //! database: the file cache of current bodies, the archive of earlier
 //! versions and the robots.txt cache. Uses `web` (URL forms, robots.txt)
