@@ -358,6 +358,9 @@ fn address_stale(w: &Write<'_>, r: &Record, ttaddr: u64, now: u64) -> Result<boo
     Ok(old || !listed)
 }
 
+/// What to do to a record, looked at again inside the write transaction.
+type Decide<'a> = dyn Fn(&Write<'_>, &Key, &Record) -> Result<Vec<Action>> + 'a;
+
 /// Moves the records under `keys` that `decide` still wants moved, looking
 /// at each again inside the write transaction: one that another daemon
 /// leased or moved since the snapshot is left alone.
@@ -368,8 +371,7 @@ fn move_keys(
     cfg: &Config,
     rep: &mut Report,
     now: u64,
-    until: Option<u64>,
-    decide: &dyn Fn(&Record) -> Vec<Action>,
+    decide: &Decide<'_>,
 ) -> Result<()> {
     for chunk in keys.chunks(cfg.batch.max(1)) {
         let mut w = store.write()?;
@@ -381,14 +383,7 @@ fn move_keys(
                 debug!("{}: leased, left alone", before.url);
                 continue;
             }
-            // Still due, by the index as it is now.
-            if let Some(until) = until {
-                let e = w.sched_entry(key)?.unwrap_or_default();
-                if e.indexed != before.state as u8 || e.due > until {
-                    continue;
-                }
-            }
-            let actions = decide(&before);
+            let actions = decide(&w, key, &before)?;
             if actions.is_empty() {
                 continue;
             }
@@ -464,13 +459,18 @@ pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Repo
                     Ok(true)
                 })?;
             }
-            let decide = |r: &Record| -> Vec<Action> {
-                match action_of(cfg, r) {
+            let decide = |w: &Write<'_>, k: &Key, r: &Record| -> Result<Vec<Action>> {
+                // Still due, by the index as it is now.
+                let e = w.sched_entry(k)?.unwrap_or_default();
+                if e.indexed != state as u8 || e.due > now {
+                    return Ok(Vec::new());
+                }
+                Ok(match action_of(cfg, r) {
                     Some(a) if r.state == state && sel.matches(r) => vec![a],
                     _ => Vec::new(),
-                }
+                })
             };
-            move_keys(store, cache, &keys, cfg, &mut rep, now, Some(now), &decide)?;
+            move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
             match last {
                 Some(k) => from = Some(k),
                 None => break,
@@ -512,9 +512,9 @@ pub fn force(
             Ok(true)
         })?;
     }
-    let decide = |r: &Record| -> Vec<Action> {
+    let decide = |_: &Write<'_>, _: &Key, r: &Record| -> Result<Vec<Action>> {
         if !sel.matches(r) {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         // Each action sees the state the ones before it left.
         let mut probe = r.clone();
@@ -529,10 +529,10 @@ pub fn force(
                 out.push(*a);
             }
         }
-        out
+        Ok(out)
     };
     let mut rep = Report::default();
-    move_keys(store, cache, &keys, cfg, &mut rep, now, None, &decide)?;
+    move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
     Ok(rep)
 }
 
