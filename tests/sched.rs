@@ -165,9 +165,19 @@ fn a_database_without_the_index_gets_it_when_opened_for_writing() {
     .unwrap();
     assert!(!ro.read().unwrap().check().unwrap().is_empty());
     drop(ro);
+    // nlpc-list --check (read-only too) names the records out of place.
+    let o = c.run("nlpc-list", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("http://a.test/1: due index says"),
+        "{}",
+        stdout(&o)
+    );
 
     let st = c.store();
     assert_consistent(&st, true);
+    let o = c.run("nlpc-list", &["--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert_eq!(due_list(&st, State::Scanned, u64::MAX), [(a, T + 3 * DAY)]);
     assert_eq!(due_list(&st, State::Rejected, u64::MAX), [(r, T + 7 * DAY)]);
 }

@@ -87,6 +87,11 @@ impl Store {
         self.check_records(&txn, &mut rep)?;
         self.check_index(&txn, &mut rep, &mut indexed)?;
         self.check_counters(&txn, &mut rep, &indexed)?;
+        // The due index against the records, once they all decode.
+        let due_damaged = structure.damaged.iter().any(|d| d == "due" || d == "sched");
+        if rep.problems.is_empty() && !due_damaged {
+            rep.problems.extend(super::due::problems(self, &txn)?);
+        }
         Ok(rep)
     }
 
