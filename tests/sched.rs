@@ -367,3 +367,50 @@ fn a_rejected_page_waits_twice_as_long_each_time_and_its_body_is_not_kept() {
         .iter()
         .all(|h| !h.headers.contains_key("if-none-match")));
 }
+
+/// Runs `nlpc-up --once ARGS` with the crawl's clock near `t` (a second or
+/// two after: the real clock turns while it runs).
+fn up_near(c: &Crawl, t: u64, args: &[&str]) -> String {
+    let o = c
+        .cmd("nlpc-up")
+        .env(clock::OFFSET_VAR, (t - clock::real_now()).to_string())
+        .arg("--once")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stderr(&o)
+}
+
+#[test]
+fn a_run_over_one_site_with_its_own_times_leaves_the_crawls_schedule_alone() {
+    let c = Crawl::new();
+    let st = c.store();
+    plant(&st, "http://news.test/a", State::Scanned, T);
+    plant(&st, "http://other.test/a", State::Scanned, T);
+    up_near(&c, T, &[]);
+    assert_eq!(
+        st.read().unwrap().sched_policy().unwrap(),
+        Policy::default()
+    );
+    // The documented cron job: one site refreshed every few hours.
+    let log = up_near(
+        &c,
+        T + 7 * 3600,
+        &["--ttexp", "6h", "--ttmin", "1h", "--auth", "news.test"],
+    );
+    assert!(log.contains("expired http://news.test/a"), "{log}");
+    assert!(!log.contains("other.test"), "{log}");
+    assert_eq!(record(&st, "http://other.test/a").state, State::Scanned);
+    assert_eq!(
+        st.read().unwrap().sched_policy().unwrap(),
+        Policy::default()
+    );
+    assert_consistent(&st, true);
+    // The crawl's own pass, with its times, finds the other page due on
+    // the tenth day, as before.
+    up_near(&c, T + 9 * DAY, &[]);
+    assert_eq!(record(&st, "http://other.test/a").state, State::Scanned);
+    let log = up_near(&c, T + 10 * DAY + 5, &[]);
+    assert!(log.contains("expired http://other.test/a"), "{log}");
+}

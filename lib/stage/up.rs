@@ -14,7 +14,7 @@ use crate::store::cache::Cache;
 use crate::store::record::{Record, State};
 use crate::store::sched::{Entry, Policy};
 use crate::store::select::Selector;
-use crate::store::{Key, Store, Table, Write};
+use crate::store::{Key, Read, Store, Table, Write};
 use crate::{debug, info};
 
 const DAY: u64 = 86_400;
@@ -429,6 +429,13 @@ pub fn sync_policy(store: &Store, cfg: &Config) -> Result<()> {
 /// a walk of the due index up to `now`, so its cost follows what is due,
 /// not the size of the database.
 pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Report> {
+    // A run over some hosts or URLs with timing of its own (a cron job
+    // refreshing one site faster) leaves the crawl's policy and index alone
+    // and walks its selection instead.
+    let narrow = cfg.select.auth.len() + usize::from(cfg.select.pattern.is_some()) > 0;
+    if narrow && store.read()?.sched_policy()? != cfg.policy() {
+        return scan_pass(store, cache, cfg, now);
+    }
     sync_policy(store, cfg)?;
     let mut rep = Report::default();
     let sel = &cfg.select;
@@ -476,6 +483,45 @@ pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Repo
                 None => break,
             }
         }
+    }
+    Ok(rep)
+}
+
+/// A pass with a timing other than the stored one, over a selection: every
+/// selected record in the states nlpc-up acts on is looked at, its due time
+/// computed with `cfg`'s times and its own adapted interval.
+fn scan_pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Report> {
+    let p = cfg.policy();
+    let sel = &cfg.select;
+    let due_now = |w: &Read<'_>, k: &Key, r: &Record| -> Result<bool> {
+        let e = w.sched_entry(k)?.unwrap_or_default();
+        Ok(r.lease.is_none() && sel.matches(r) && p.due_time(r, &e).is_some_and(|t| t <= now))
+    };
+    let mut rep = Report::default();
+    for state in WALKED {
+        if !sel.states.is_empty() && !sel.states.contains(&state) {
+            continue;
+        }
+        let mut keys = Vec::new();
+        {
+            let rd = store.read()?;
+            rd.walk_state(state, false, |k, r| {
+                if due_now(&rd, &k, &r)? {
+                    keys.push(k);
+                }
+                Ok(true)
+            })?;
+        }
+        let decide = |w: &Write<'_>, k: &Key, r: &Record| -> Result<Vec<Action>> {
+            let e = w.sched_entry(k)?.unwrap_or_default();
+            let due =
+                r.state == state && sel.matches(r) && p.due_time(r, &e).is_some_and(|t| t <= now);
+            Ok(match action_of(cfg, r) {
+                Some(a) if due => vec![a],
+                _ => Vec::new(),
+            })
+        };
+        move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
     }
     Ok(rep)
 }
