@@ -604,6 +604,13 @@ mod tests {
     }
 
     #[test]
+    fn the_default_times_are_the_schedules_defaults() {
+        // Else a store nlpc-up never ran on would be indexed by other times
+        // than its first pass uses, and that pass would index it again.
+        assert_eq!(Config::default().policy(), Policy::default());
+    }
+
+    #[test]
     fn expiry_is_ttexp_or_sooner_but_never_before_ttmin() {
         let cfg = Config::default();
         let mut r = rec(State::Scanned, 1000);
