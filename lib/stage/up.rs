@@ -372,6 +372,8 @@ fn move_keys(
                 log_move(&prev, &r, *a);
             }
             w.update(key, &r)?;
+            // For nlpc-index: a pruned page leaves the index.
+            w.log_change(key, r.state)?;
             if r.state == State::Gone {
                 // Inside the transaction: if we die before the commit the
                 // record is still DEAD and the next pass prunes it again,

@@ -464,6 +464,8 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
             debug!("{}: lease lost, skipped", rec.url);
             continue;
         }
+        // For nlpc-index: verified pages are (re)indexed, rejected dropped.
+        w.log_change(key, new.state)?;
         done += 1;
         match &v.rejection {
             Some(r) => info!("rejected {}: {r}", rec.url),

@@ -7,6 +7,7 @@
 
 pub mod archive;
 pub mod cache;
+pub mod changes;
 mod check;
 mod db;
 mod guard;
