@@ -134,7 +134,8 @@ pub fn check_daemon(p: Program, args: &[OsString]) -> Result<Parsed> {
                 ));
             }
         }
-        Program::Nlpcd | Program::List | Program::Dump => {}
+        Program::Index => drop(crate::search::index::Config::from_options(&o)?),
+        Program::Nlpcd | Program::List | Program::Dump | Program::Search => {}
     }
     Ok(o)
 }

@@ -14,6 +14,8 @@ pub enum Program {
     Up,
     List,
     Dump,
+    Index,
+    Search,
 }
 
 /// What operands a program takes.
@@ -27,7 +29,7 @@ pub enum Operands {
 }
 
 impl Program {
-    pub const ALL: [Program; 8] = [
+    pub const ALL: [Program; 10] = [
         Program::Nlpcd,
         Program::Scan,
         Program::Resolve,
@@ -36,15 +38,18 @@ impl Program {
         Program::Up,
         Program::List,
         Program::Dump,
+        Program::Index,
+        Program::Search,
     ];
 
     /// The daemons nlpcd runs, in the order of the crawl.
-    pub const DAEMONS: [Program; 5] = [
+    pub const DAEMONS: [Program; 6] = [
         Program::Scan,
         Program::Resolve,
         Program::Fetch,
         Program::Vrfy,
         Program::Up,
+        Program::Index,
     ];
 
     pub fn name(self) -> &'static str {
@@ -57,6 +62,8 @@ impl Program {
             Program::Up => "nlpc-up",
             Program::List => "nlpc-list",
             Program::Dump => "nlpc-dump",
+            Program::Index => "nlpc-index",
+            Program::Search => "nlpc-search",
         }
     }
 
@@ -74,7 +81,8 @@ impl Program {
         match self {
             Program::Nlpcd | Program::Scan => Operands::Many("[url ... | -]"),
             Program::Up | Program::List | Program::Dump => Operands::One("[pattern]"),
-            Program::Resolve | Program::Fetch | Program::Vrfy => Operands::None,
+            Program::Search => Operands::Many("[query ...]"),
+            Program::Resolve | Program::Fetch | Program::Vrfy | Program::Index => Operands::None,
         }
     }
 

@@ -14,7 +14,9 @@ const VRFY: u16 = Program::Vrfy.bit();
 const UP: u16 = Program::Up.bit();
 const LIST: u16 = Program::List.bit();
 const DUMP: u16 = Program::Dump.bit();
-const EVERY: u16 = NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP;
+const INDEX: u16 = Program::Index.bit();
+const SEARCH: u16 = Program::Search.bit();
+const EVERY: u16 = NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP | INDEX | SEARCH;
 const SELECTORS: u16 = UP | LIST | DUMP;
 
 /// Content types nlpc-fetch accepts by default.
@@ -619,7 +621,7 @@ pub static OPTIONS: &[Opt] = &[
     flag("force-del", None, "prune the selected DEAD records now", UP),
     // nlpc-list.
     flag("", Some('c'), "print the number of records per state", LIST),
-    flag("json", None, "print JSON lines", LIST),
+    flag("json", None, "print JSON lines", LIST | SEARCH),
     value(
         "history",
         "url",
@@ -689,6 +691,67 @@ pub static OPTIONS: &[Opt] = &[
         None,
         "earlier versions too, from the archive",
         DUMP,
+    ),
+    // nlpc-index and nlpc-search.
+    value(
+        "index",
+        "dir",
+        "",
+        Check::Path,
+        "the search index's directory (default: index beside the database, DIR/index)",
+        NLPCD | INDEX | SEARCH,
+    ),
+    flag(
+        "kwic",
+        None,
+        "print a concordance: each hit with its left and right context",
+        SEARCH,
+    ),
+    value(
+        "freq",
+        "what",
+        "",
+        Check::Text,
+        "print a frequency list: words, or the hits' left or right neighbours",
+        SEARCH,
+    ),
+    value(
+        "width",
+        "n",
+        "40",
+        int(1, 1000),
+        "characters of context on each side of a concordance hit",
+        SEARCH,
+    ),
+    value(
+        "sort",
+        "side",
+        "",
+        Check::Text,
+        "sort the concordance by its left or right context (default: by rank)",
+        SEARCH,
+    ),
+    flag(
+        "fold",
+        None,
+        "match with and without diacritics (zale finds zāle)",
+        SEARCH,
+    ),
+    value(
+        "limit",
+        "n",
+        "20",
+        int(0, MAX),
+        "print at most this many results, concordance lines or words (0: all)",
+        SEARCH,
+    ),
+    value(
+        "serve",
+        "addr",
+        "",
+        Check::Address,
+        "serve a search page at this address (e.g. 127.0.0.1:8470)",
+        SEARCH,
     ),
 ];
 
