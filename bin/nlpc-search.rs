@@ -18,6 +18,9 @@ fn main() {
         daemon::fail(NAME, e);
     }
     if let Err(e) = std::io::Write::flush(&mut out) {
-        daemon::fail(NAME, nlpcrawl::Error::io("standard output", "cannot write", e));
+        daemon::fail(
+            NAME,
+            nlpcrawl::Error::io("standard output", "cannot write", e),
+        );
     }
 }

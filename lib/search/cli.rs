@@ -30,11 +30,17 @@ pub struct Config {
 impl Config {
     pub fn from_options(o: &Parsed) -> Result<Config> {
         let q = o.free().join(" ");
-        let freq = o.text("freq").filter(|s| !s.is_empty()).map(|s| FreqOf::parse(&s)).transpose()?;
+        let freq = o
+            .text("freq")
+            .filter(|s| !s.is_empty())
+            .map(|s| FreqOf::parse(&s))
+            .transpose()?;
         let serve = match o.text("serve").filter(|s| !s.is_empty()) {
             None => None,
             Some(s) => Some(s.parse::<SocketAddr>().map_err(|_| {
-                Error::Usage(format!("--serve: {s:?}: give an address and port, as 127.0.0.1:8470"))
+                Error::Usage(format!(
+                    "--serve: {s:?}: give an address and port, as 127.0.0.1:8470"
+                ))
             })?),
         };
         let cfg = Config {
@@ -53,7 +59,9 @@ impl Config {
             return Err(Error::Usage("--kwic and --freq: choose one".into()));
         }
         if cfg.serve.is_none() && cfg.query.is_none() && cfg.freq != Some(FreqOf::Words) {
-            return Err(Error::Usage("give a query (or --freq words, or --serve)".into()));
+            return Err(Error::Usage(
+                "give a query (or --freq words, or --serve)".into(),
+            ));
         }
         Ok(cfg)
     }
@@ -111,7 +119,12 @@ pub fn run(cfg: &Config, out: &mut impl Write) -> Result<()> {
                 "snippet": h.snippet,
             }))
         } else {
-            format!("{}\t{}\t{}", controls(&p.url), controls(&p.title), controls(&h.snippet))
+            format!(
+                "{}\t{}\t{}",
+                controls(&p.url),
+                controls(&p.title),
+                controls(&h.snippet)
+            )
         };
         w(out, &(line + "\n"))?;
     }

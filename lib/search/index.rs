@@ -101,7 +101,13 @@ impl Indexer {
         let (index, f) = schema::open(&cfg.path, true)?;
         let writer = index
             .writer_with_num_threads(1, WRITER_MEMORY)
-            .map_err(|e| index_error(&cfg.path, "cannot take the writer (is another nlpc-index running?)", e))?;
+            .map_err(|e| {
+                index_error(
+                    &cfg.path,
+                    "cannot take the writer (is another nlpc-index running?)",
+                    e,
+                )
+            })?;
         let metas = index
             .load_metas()
             .map_err(|e| index_error(&cfg.path, "cannot read", e))?;
@@ -137,7 +143,8 @@ impl Indexer {
             .prepare_commit()
             .map_err(|e| index_error(path, "cannot commit", e))?;
         p.set_payload(&format!("cursor {cursor}"));
-        p.commit().map_err(|e| index_error(path, "cannot commit", e))?;
+        p.commit()
+            .map_err(|e| index_error(path, "cannot commit", e))?;
         self.cursor = cursor;
         Ok(())
     }

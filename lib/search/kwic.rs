@@ -139,7 +139,11 @@ fn left_context(s: &str, n: usize) -> String {
         .nth(n.saturating_mul(4))
         .map_or(0, |(i, _)| i);
     let chars: Vec<char> = squash(&s[from..]).chars().collect();
-    chars[chars.len().saturating_sub(n)..].iter().collect::<String>().trim_start().to_string()
+    chars[chars.len().saturating_sub(n)..]
+        .iter()
+        .collect::<String>()
+        .trim_start()
+        .to_string()
 }
 
 /// The first `n` characters of `s`, white space collapsed and trimmed.
@@ -148,7 +152,12 @@ fn right_context(s: &str, n: usize) -> String {
         .char_indices()
         .nth(n.saturating_mul(4))
         .map_or(s.len(), |(i, _)| i);
-    squash(&s[..to]).chars().take(n).collect::<String>().trim_end().to_string()
+    squash(&s[..to])
+        .chars()
+        .take(n)
+        .collect::<String>()
+        .trim_end()
+        .to_string()
 }
 
 /// A snippet: the hit at `s..e` in brackets with some context.
@@ -167,7 +176,11 @@ fn snippet(text: &str, s: usize, e: usize) -> String {
 /// The hits of `patterns` in `text`: byte ranges, and the position of the
 /// hit's first and last word. Hits do not overlap; the longest pattern
 /// wins at a place.
-pub fn find_hits(text: &str, patterns: &[Pattern], fold: bool) -> Vec<(usize, usize, usize, usize)> {
+pub fn find_hits(
+    text: &str,
+    patterns: &[Pattern],
+    fold: bool,
+) -> Vec<(usize, usize, usize, usize)> {
     let w = words::split(text, fold);
     let norms: Vec<&str> = w.iter().map(|(_, x)| x.norm.as_str()).collect();
     let mut out = Vec::new();
@@ -178,8 +191,7 @@ pub fn find_hits(text: &str, patterns: &[Pattern], fold: bool) -> Vec<(usize, us
             .filter(|p| {
                 // Words of a phrase must stand at consecutive positions
                 // (a skipped overlong word breaks a phrase).
-                p.matches(&norms[i..])
-                    && (0..p.words.len()).all(|k| w[i + k].0 == w[i].0 + k)
+                p.matches(&norms[i..]) && (0..p.words.len()).all(|k| w[i + k].0 == w[i].0 + k)
             })
             .map(|p| p.words.len())
             .max();
@@ -293,7 +305,14 @@ impl Corpus {
     }
 
     /// The concordance of `q`: every hit in the matching documents.
-    pub fn kwic(&self, q: &str, fold: bool, width: usize, sort: Sort, limit: usize) -> Result<Vec<Line>> {
+    pub fn kwic(
+        &self,
+        q: &str,
+        fold: bool,
+        width: usize,
+        sort: Sort,
+        limit: usize,
+    ) -> Result<Vec<Line>> {
         let n = query::parse(q)?;
         let pats = query::patterns(&n, fold);
         let mut out = Vec::new();
@@ -309,9 +328,14 @@ impl Corpus {
         }
         match sort {
             Sort::Rank => {}
-            Sort::Right => out.sort_by_cached_key(|l| (l.right.to_lowercase(), l.hit.to_lowercase())),
+            Sort::Right => {
+                out.sort_by_cached_key(|l| (l.right.to_lowercase(), l.hit.to_lowercase()))
+            }
             Sort::Left => out.sort_by_cached_key(|l| {
-                let mut w: Vec<String> = words::split(&l.left, false).into_iter().map(|(_, w)| w.norm).collect();
+                let mut w: Vec<String> = words::split(&l.left, false)
+                    .into_iter()
+                    .map(|(_, w)| w.norm)
+                    .collect();
                 w.reverse();
                 (w, l.hit.to_lowercase())
             }),
@@ -330,7 +354,10 @@ impl Corpus {
         if of != FreqOf::Words && n.is_none() {
             return Err(Error::Usage("--freq left and right need a query".into()));
         }
-        let pats = n.as_ref().map(|n| query::patterns(n, fold)).unwrap_or_default();
+        let pats = n
+            .as_ref()
+            .map(|n| query::patterns(n, fold))
+            .unwrap_or_default();
         let mut counts: HashMap<String, (u64, u64)> = HashMap::new();
         for (_, page) in self.pages(n.as_ref(), fold, 0)? {
             let mut seen: HashMap<String, ()> = HashMap::new();
@@ -347,7 +374,9 @@ impl Corpus {
                 FreqOf::Left | FreqOf::Right => {
                     for (_, _, first, last) in find_hits(&page.text, &pats, fold) {
                         let near = match of {
-                            FreqOf::Left => first.checked_sub(1).filter(|&i| w[i].0 + 1 == w[first].0),
+                            FreqOf::Left => {
+                                first.checked_sub(1).filter(|&i| w[i].0 + 1 == w[first].0)
+                            }
                             _ => Some(last + 1).filter(|&i| i < w.len() && w[i].0 == w[last].0 + 1),
                         };
                         if let Some(i) = near {
@@ -382,10 +411,19 @@ fn pad(s: &str, n: usize, right_align: bool) -> String {
 /// The concordance as text: left context right-aligned in `width`
 /// columns, the hit in a column as wide as the widest, the right context.
 pub fn kwic_text(lines: &[Line], width: usize) -> String {
-    let hw = lines.iter().map(|l| l.hit.chars().count()).max().unwrap_or(0);
+    let hw = lines
+        .iter()
+        .map(|l| l.hit.chars().count())
+        .max()
+        .unwrap_or(0);
     let mut o = String::new();
     for l in lines {
-        let row = format!("{} | {} | {}", pad(&l.left, width, true), pad(&l.hit, hw, false), l.right);
+        let row = format!(
+            "{} | {} | {}",
+            pad(&l.left, width, true),
+            pad(&l.hit, hw, false),
+            l.right
+        );
         o.push_str(row.trim_end());
         o.push('\n');
     }

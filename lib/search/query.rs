@@ -12,7 +12,9 @@
 
 use std::ops::Bound;
 
-use tantivy::query::{AllQuery, BooleanQuery, Occur, PhraseQuery, Query, RangeQuery, RegexQuery, TermQuery};
+use tantivy::query::{
+    AllQuery, BooleanQuery, Occur, PhraseQuery, Query, RangeQuery, RegexQuery, TermQuery,
+};
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::DateTime;
 
@@ -24,7 +26,10 @@ use crate::search::words;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node {
     /// A word as typed; `prefix` for `word*`.
-    Word { text: String, prefix: bool },
+    Word {
+        text: String,
+        prefix: bool,
+    },
     /// A quoted phrase as typed.
     Phrase(String),
     /// `name:value`.
@@ -110,7 +115,11 @@ impl P {
             self.at += 1;
             v.push(self.and()?);
         }
-        Ok(if v.len() == 1 { v.remove(0) } else { Node::Or(v) })
+        Ok(if v.len() == 1 {
+            v.remove(0)
+        } else {
+            Node::Or(v)
+        })
     }
     fn and(&mut self) -> Result<Node> {
         let mut v = vec![self.unary()?];
@@ -123,7 +132,11 @@ impl P {
             }
             v.push(self.unary()?);
         }
-        Ok(if v.len() == 1 { v.remove(0) } else { Node::And(v) })
+        Ok(if v.len() == 1 {
+            v.remove(0)
+        } else {
+            Node::And(v)
+        })
     }
     fn unary(&mut self) -> Result<Node> {
         self.depth += 1;
@@ -135,11 +148,16 @@ impl P {
         n
     }
     fn unary_inner(&mut self) -> Result<Node> {
-        let t = self.peek().cloned().ok_or_else(|| bad("ends where a word was expected"))?;
+        let t = self
+            .peek()
+            .cloned()
+            .ok_or_else(|| bad("ends where a word was expected"))?;
         self.at += 1;
         match t {
             Tok::Bare(b) if b == "NOT" => Ok(Node::Not(Box::new(self.unary()?))),
-            Tok::Bare(b) if b == "AND" || b == "OR" => Err(bad(format!("{b} needs a word before it"))),
+            Tok::Bare(b) if b == "AND" || b == "OR" => {
+                Err(bad(format!("{b} needs a word before it")))
+            }
             Tok::Bare(b) if b.len() > 1 && b.starts_with('-') => {
                 Ok(Node::Not(Box::new(bare(&b[1..]))))
             }
@@ -235,7 +253,12 @@ pub fn patterns(n: &Node, fold: bool) -> Vec<Pattern> {
 }
 
 fn collect(n: &Node, fold: bool, out: &mut Vec<Pattern>) {
-    let norm = |s: &str| -> Vec<String> { words::split(s, fold).into_iter().map(|(_, w)| w.norm).collect() };
+    let norm = |s: &str| -> Vec<String> {
+        words::split(s, fold)
+            .into_iter()
+            .map(|(_, w)| w.norm)
+            .collect()
+    };
     match n {
         Node::Word { text, prefix } => {
             let w = norm(text);
@@ -287,7 +310,11 @@ fn day_range(s: &str) -> Result<(i64, i64)> {
         1 => (days(y, 1, 1), days(y + 1, 1, 1)),
         2 => {
             let m = num(parts[1], 1, 12)?;
-            let next = if m == 12 { days(y + 1, 1, 1) } else { days(y, m + 1, 1) };
+            let next = if m == 12 {
+                days(y + 1, 1, 1)
+            } else {
+                days(y, m + 1, 1)
+            };
             (days(y, m, 1), next)
         }
         3 => {
@@ -295,7 +322,11 @@ fn day_range(s: &str) -> Result<(i64, i64)> {
             let d = num(parts[2], 1, 31)?;
             (days(y, m, d), days(y, m, d) + 1)
         }
-        _ => return Err(bad(format!("date {s:?}: write YYYY, YYYY-MM or YYYY-MM-DD"))),
+        _ => {
+            return Err(bad(format!(
+                "date {s:?}: write YYYY, YYYY-MM or YYYY-MM-DD"
+            )))
+        }
     };
     Ok((start * 86_400, end * 86_400))
 }
@@ -353,7 +384,10 @@ impl Compiler {
     }
 
     fn words(&self, s: &str, prefix: bool) -> Result<Option<Box<dyn Query>>> {
-        let w: Vec<String> = words::split(s, self.fold).into_iter().map(|(_, w)| w.norm).collect();
+        let w: Vec<String> = words::split(s, self.fold)
+            .into_iter()
+            .map(|(_, w)| w.norm)
+            .collect();
         if w.is_empty() {
             return Ok(None);
         }
@@ -392,7 +426,8 @@ impl Compiler {
             "host" => Ok(term(self.f.host, v)),
             _ => {
                 let (lo, hi) = date_bounds(v)?;
-                let t = |s: i64| Term::from_field_date(self.f.date, DateTime::from_timestamp_secs(s));
+                let t =
+                    |s: i64| Term::from_field_date(self.f.date, DateTime::from_timestamp_secs(s));
                 let lo = lo.map_or(Bound::Unbounded, |s| Bound::Included(t(s)));
                 let hi = hi.map_or(Bound::Unbounded, |s| Bound::Excluded(t(s)));
                 Ok(Box::new(RangeQuery::new(lo, hi)))
@@ -460,14 +495,26 @@ mod tests {
     fn parses_the_language() {
         let n = parse("rīga OR \"jūras krasts\" -vējš lang:lv ūden*").unwrap();
         let Node::Or(v) = n else { panic!("{n:?}") };
-        assert_eq!(v[0], Node::Word { text: "rīga".into(), prefix: false });
+        assert_eq!(
+            v[0],
+            Node::Word {
+                text: "rīga".into(),
+                prefix: false
+            }
+        );
         assert_eq!(
             v[1],
             Node::And(vec![
                 Node::Phrase("jūras krasts".into()),
-                Node::Not(Box::new(Node::Word { text: "vējš".into(), prefix: false })),
+                Node::Not(Box::new(Node::Word {
+                    text: "vējš".into(),
+                    prefix: false
+                })),
                 Node::Filter("lang".into(), "lv".into()),
-                Node::Word { text: "ūden".into(), prefix: true },
+                Node::Word {
+                    text: "ūden".into(),
+                    prefix: true
+                },
             ])
         );
         assert!(parse("(a").is_err());
@@ -481,8 +528,14 @@ mod tests {
     fn dates_are_civil_days() {
         assert_eq!(days(1970, 1, 1), 0);
         assert_eq!(days(2000, 3, 1), 11_017);
-        assert_eq!(date_bounds("2024").unwrap(), (Some(1_704_067_200), Some(1_735_689_600)));
-        assert_eq!(date_bounds("..2024-02").unwrap(), (None, Some(1_709_251_200)));
+        assert_eq!(
+            date_bounds("2024").unwrap(),
+            (Some(1_704_067_200), Some(1_735_689_600))
+        );
+        assert_eq!(
+            date_bounds("..2024-02").unwrap(),
+            (None, Some(1_709_251_200))
+        );
         assert!(date_bounds("2024-13").is_err());
         assert!(date_bounds("..").is_err());
     }

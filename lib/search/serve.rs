@@ -94,7 +94,11 @@ fn form_html(f: &Form) -> String {
         select(
             "sort",
             &f.sort,
-            &[("", "by rank"), ("left", "by left context"), ("right", "by right context")]
+            &[
+                ("", "by rank"),
+                ("left", "by left context"),
+                ("right", "by right context")
+            ]
         ),
         if f.fold { " checked" } else { "" }
     )
@@ -113,7 +117,11 @@ pub fn page(corpus: &Corpus, f: &Form, cfg: &Config) -> String {
         "<!DOCTYPE html><html lang=\"lv\"><head><meta charset=\"utf-8\">\
 <title>nlpcrawl search{}</title><style>{STYLE}</style></head><body>\
 <h1>nlpcrawl search</h1>{}<p>{} pages indexed.</p>{body}</body></html>\n",
-        if f.q.is_empty() { String::new() } else { format!(": {}", html(&f.q)) },
+        if f.q.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", html(&f.q))
+        },
         form_html(f),
         corpus.num_docs()
     )
@@ -176,7 +184,8 @@ fn answer(corpus: &Corpus, f: &Form, cfg: &Config) -> Result<String> {
 
 /// Serves the search page at `addr` until the process is stopped.
 pub fn serve(corpus: &Corpus, addr: SocketAddr, cfg: &Config) -> Result<()> {
-    let server = tiny_http::Server::http(addr).map_err(|e| Error::Usage(format!("--serve {addr}: cannot listen: {e}")))?;
+    let server = tiny_http::Server::http(addr)
+        .map_err(|e| Error::Usage(format!("--serve {addr}: cannot listen: {e}")))?;
     let at = server
         .server_addr()
         .to_ip()
@@ -194,10 +203,14 @@ pub fn serve(corpus: &Corpus, addr: SocketAddr, cfg: &Config) -> Result<()> {
             corpus.reload()?;
             (200, page(corpus, &Form::of(&url), cfg))
         } else {
-            (404, "<!DOCTYPE html><title>not found</title><p>Not found.</p>\n".to_string())
+            (
+                404,
+                "<!DOCTYPE html><title>not found</title><p>Not found.</p>\n".to_string(),
+            )
         };
-        let ctype = tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"text/html; charset=utf-8"[..])
-            .map_err(|_| Error::Usage("content type header".into()))?;
+        let ctype =
+            tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"text/html; charset=utf-8"[..])
+                .map_err(|_| Error::Usage("content type header".into()))?;
         let resp = tiny_http::Response::from_string(text)
             .with_status_code(code)
             .with_header(ctype);
