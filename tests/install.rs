@@ -11,7 +11,7 @@ use std::process::Command;
 
 use common::{exe, stderr, stdout};
 
-const BINS: [&str; 8] = [
+const BINS: [&str; 10] = [
     "nlpcd",
     "nlpc-scan",
     "nlpc-resolve",
@@ -20,6 +20,8 @@ const BINS: [&str; 8] = [
     "nlpc-up",
     "nlpc-list",
     "nlpc-dump",
+    "nlpc-index",
+    "nlpc-search",
 ];
 
 /// True when the ELF file still has a symbol table.
@@ -57,6 +59,8 @@ fn make_install_puts_every_part_in_place_and_the_installed_crawl_runs() {
         "man1/nlpc-list.1",
         "man7/nlpcrawl.7",
         "man8/nlpcd.8",
+        "man8/nlpc-index.8",
+        "man1/nlpc-search.1",
     ] {
         assert!(usr.join("share/man").join(m).exists(), "{m} missing");
     }

@@ -124,7 +124,7 @@ fn the_index_follows_the_crawl() {
     let o = c.run("nlpc-vrfy", &["--once"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(urls_in(&c.store(), State::Verified).len(), 4);
-    assert_eq!(urls_in(&c.store(), State::Rejected), [banned.clone()]);
+    assert_eq!(urls_in(&c.store(), State::Rejected), [banned.as_str()]);
     let log = index_once(&c);
     // A new index plans every verified page (some are in the log already,
     // from nlpc-vrfy: applied twice, they replace themselves).

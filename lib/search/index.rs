@@ -209,18 +209,16 @@ impl Indexer {
                 return Ok(None);
             }
         };
-        let f = &self.f;
-        let mut d = TantivyDocument::default();
-        d.add_text(f.key, key.hex());
-        d.add_text(f.url, &rec.url);
-        d.add_text(f.host, rec.host().to_ascii_lowercase());
-        d.add_text(f.lang, &rec.language);
-        let t = i64::try_from(rec.fetched).unwrap_or(i64::MAX);
-        d.add_date(f.date, DateTime::from_timestamp_secs(t));
-        d.add_text(f.title, &title);
-        d.add_text(f.title_fold, &title);
-        d.add_text(f.text, &text);
-        d.add_text(f.text_fold, &text);
+        let d = make_document(
+            &self.f,
+            &key.hex(),
+            &rec.url,
+            &rec.host().to_ascii_lowercase(),
+            &rec.language,
+            rec.fetched,
+            &title,
+            &text,
+        );
         Ok(Some(d))
     }
 
@@ -228,6 +226,32 @@ impl Indexer {
     pub fn index(&self) -> &Index {
         &self.index
     }
+}
+
+/// One page's document: `key` (the record key in hex) is its identity.
+#[allow(clippy::too_many_arguments)]
+pub fn make_document(
+    f: &Fields,
+    key: &str,
+    url: &str,
+    host: &str,
+    lang: &str,
+    fetched: u64,
+    title: &str,
+    text: &str,
+) -> TantivyDocument {
+    let mut d = TantivyDocument::default();
+    d.add_text(f.key, key);
+    d.add_text(f.url, url);
+    d.add_text(f.host, host);
+    d.add_text(f.lang, lang);
+    let t = i64::try_from(fetched).unwrap_or(i64::MAX);
+    d.add_date(f.date, DateTime::from_timestamp_secs(t));
+    d.add_text(f.title, title);
+    d.add_text(f.title_fold, title);
+    d.add_text(f.text, text);
+    d.add_text(f.text_fold, text);
+    d
 }
 
 /// The title and main text of a page, as nlpc-dump writes them: decoded

@@ -396,7 +396,7 @@ impl Compiler {
                 let re = format!("{}.*", regex_escape(&w[0]));
                 RegexQuery::from_pattern(&re, f)
                     .map(|q| Box::new(q) as Box<dyn Query>)
-                    .map_err(|e| bad(e))
+                    .map_err(bad)
             })?
         } else if w.len() == 1 {
             self.any_field(|f| {
