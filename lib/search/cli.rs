@@ -75,7 +75,11 @@ fn json_line(v: serde_json::Value) -> String {
 pub fn run(cfg: &Config, out: &mut impl Write) -> Result<()> {
     let corpus = Corpus::open(&cfg.index)?;
     if let Some(addr) = cfg.serve {
-        return serve::serve(&corpus, addr, cfg);
+        let page = serve::Config {
+            width: cfg.width,
+            limit: cfg.limit,
+        };
+        return serve::serve(&corpus, addr, &page);
     }
     let w = |out: &mut dyn Write, s: &str| {
         out.write_all(s.as_bytes())

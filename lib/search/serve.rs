@@ -9,8 +9,16 @@ use std::net::SocketAddr;
 
 use crate::error::{Error, Result};
 use crate::info;
-use crate::search::cli::Config;
 use crate::search::kwic::{self, Corpus, FreqOf, Sort};
+
+/// What the command line sets for the page's answers.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// `--width`: concordance context.
+    pub width: usize,
+    /// `--limit`: results, lines or words shown (0: all).
+    pub limit: usize,
+}
 
 /// `s` safe inside HTML text and attribute values.
 pub fn html(s: &str) -> String {
