@@ -2,7 +2,7 @@
 //! concordance (key word in context) and frequency lists, over the index
 //! nlpc-index keeps.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use tantivy::collector::TopDocs;
@@ -258,31 +258,50 @@ impl Corpus {
     /// The documents `q` matches, best first, at most `limit` (0: all);
     /// with no query, every document in index order.
     pub fn pages(&self, q: Option<&Node>, fold: bool, limit: usize) -> Result<Vec<(f32, Page)>> {
+        let mut out = Vec::new();
+        self.each_page(q, fold, limit, |score, p| {
+            out.push((score, p));
+            true
+        })?;
+        Ok(out)
+    }
+
+    /// Calls `f` with the documents `q` matches, best first, at most
+    /// `limit` (0: all), reading each only when `f` wants it: `f` returns
+    /// false to stop.
+    pub fn each_page(
+        &self,
+        q: Option<&Node>,
+        fold: bool,
+        limit: usize,
+        mut f: impl FnMut(f32, Page) -> bool,
+    ) -> Result<()> {
         let searcher = self.reader.searcher();
         let all = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
         let n = if limit == 0 { all } else { limit.min(all) };
         if n == 0 {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let c = Compiler { f: self.f, fold };
         let query: Box<dyn Query> = match q {
             Some(q) => match c.compile(q)? {
                 Some(q) => q,
-                None => return Ok(Vec::new()),
+                None => return Ok(()),
             },
             None => Box::new(AllQuery),
         };
         let top = searcher
             .search(&query, &TopDocs::with_limit(n).order_by_score())
             .map_err(|e| index_error(&self.path, "cannot search", e))?;
-        let mut out = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let d: TantivyDocument = searcher
                 .doc(addr)
                 .map_err(|e| index_error(&self.path, "cannot read a document", e))?;
-            out.push((score, self.page(&d)));
+            if !f(score, self.page(&d)) {
+                break;
+            }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Ranked results of `q`.
@@ -316,7 +335,10 @@ impl Corpus {
         let n = query::parse(q)?;
         let pats = query::patterns(&n, fold);
         let mut out = Vec::new();
-        for (_, page) in self.pages(Some(&n), fold, 0)? {
+        // In rank order, the pages after the limit's last line are not
+        // read; sorted by context, every hit is needed.
+        let enough = |out: &Vec<Line>| sort == Sort::Rank && limit > 0 && out.len() >= limit;
+        self.each_page(Some(&n), fold, 0, |_, page| {
             for (s, e, _, _) in find_hits(&page.text, &pats, fold) {
                 out.push(Line {
                     url: page.url.clone(),
@@ -325,7 +347,8 @@ impl Corpus {
                     right: right_context(&page.text[e..], width),
                 });
             }
-        }
+            !enough(&out)
+        })?;
         match sort {
             Sort::Rank => {}
             Sort::Right => {
@@ -360,11 +383,11 @@ impl Corpus {
             .unwrap_or_default();
         let mut counts: HashMap<String, (u64, u64)> = HashMap::new();
         for (_, page) in self.pages(n.as_ref(), fold, 0)? {
-            let mut seen: HashMap<String, ()> = HashMap::new();
+            let mut seen: HashSet<String> = HashSet::new();
             let mut count = |w: String| {
                 let e = counts.entry(w.clone()).or_default();
                 e.0 += 1;
-                if seen.insert(w, ()).is_none() {
+                if seen.insert(w) {
                     e.1 += 1;
                 }
             };
