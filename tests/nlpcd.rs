@@ -236,8 +236,10 @@ fn a_second_nlpcd_is_refused_and_sigterm_stops_every_daemon() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until(Duration::from_secs(30), "five daemons", || {
-        children_of(first.id()).len() == 5
+    // Every daemon of the crawl (six, with nlpc-index).
+    let n = nlpcrawl::run::options::Program::DAEMONS.len();
+    wait_until(Duration::from_secs(30), "every daemon", || {
+        children_of(first.id()).len() == n
     });
     let kids = children_of(first.id());
     let o = nlpcd(&c, &web, &[]).output().unwrap();
