@@ -8,6 +8,7 @@
 pub mod archive;
 pub mod cache;
 mod check;
+pub mod cursor;
 mod db;
 mod guard;
 mod maint;

@@ -690,6 +690,46 @@ pub static OPTIONS: &[Opt] = &[
         "earlier versions too, from the archive",
         DUMP,
     ),
+    value(
+        "jsonl",
+        "file",
+        "",
+        Check::Path,
+        "write JSON Lines, a page's metadata and main text a line (- for standard output)",
+        DUMP,
+    ),
+    value(
+        "vert",
+        "file",
+        "",
+        Check::Path,
+        "write vertical text for corpus query systems (- for standard output)",
+        DUMP,
+    ),
+    value(
+        "wet",
+        "file",
+        "",
+        Check::Path,
+        "write the main text as WARC conversion records (- for standard output)",
+        DUMP,
+    ),
+    value(
+        "since",
+        "time",
+        "",
+        Check::Text,
+        "only pages whose record changed at or after this time (RFC 3339 or Unix seconds)",
+        DUMP,
+    ),
+    value(
+        "cursor",
+        "name",
+        "",
+        Check::Text,
+        "only pages changed since the last export with this cursor, which then advances",
+        DUMP,
+    ),
 ];
 
 /// The option a parser knows by `key` (long name, or short letter).
