@@ -170,6 +170,14 @@ fn json_lines_hold_each_page_with_its_record() {
         assert_eq!(s(d, "version"), "current");
         assert_eq!(s(d, "text"), want[url], "{url}");
     }
+    // The same lines on standard output.
+    let o = c.run("nlpc-dump", &["--jsonl", "-"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let piped: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(piped, docs);
     let by = |u: &str| docs.iter().find(|d| d["url"] == u).expect(u);
     assert_eq!(s(by("http://lv.test/tilts"), "title"), TITLE);
     assert_eq!(s(by("http://lv.test/ezers"), "title"), "Ezers");
@@ -445,6 +453,13 @@ fn since_and_a_cursor_export_only_what_changed() {
         v.sort();
         v
     };
+    // An export that fails leaves the cursor where it was.
+    let o = c.run(
+        "nlpc-dump",
+        &["--cursor", "weekly", "--jsonl", "/nonexistent/dir/x.jsonl"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
     let cursor = |file: &str| {
         let p = out(file);
         dump(&c, &["--cursor", "weekly", "--jsonl", p.to_str().unwrap()]);

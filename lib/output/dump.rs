@@ -574,7 +574,13 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
     // The time is taken before the snapshot: whatever commits after it
     // has a later time or a lease the snapshot shows.
     let now = clock::now();
-    let rd = store.read()?;
+    let rd = match store.read() {
+        Ok(rd) => rd,
+        Err(e) => {
+            sinks.abandon();
+            return Err(e);
+        }
+    };
     let mut inc = match Incremental::begin(&rd, cfg.since, cfg.cursor.as_deref(), now) {
         Ok(i) => i,
         Err(e) => {
