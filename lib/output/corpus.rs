@@ -3,6 +3,8 @@
 //! The text tree, JSON Lines, vertical text and WET all start from here,
 //! so they hold the same text.
 
+use std::borrow::Cow;
+
 use crate::document::charset::{self, Kind};
 use crate::document::extract::{self, Block, BlockKind};
 use crate::document::text;
@@ -91,7 +93,11 @@ pub fn blocks_of(doc: &str, kind: Kind) -> (String, Vec<Block>) {
 
 /// The decoded body of a version: the charset found and the text. None
 /// when the version is not a text document.
-pub fn decode(rec: &Record, v: &Version, body: &[u8]) -> Option<(Kind, charset::Detected, String)> {
+pub fn decode<'a>(
+    rec: &Record,
+    v: &Version,
+    body: &'a [u8],
+) -> Option<(Kind, charset::Detected, Cow<'a, str>)> {
     let kind = Kind::of(&v.content_type)?;
     // Decoded as nlpc-vrfy decoded it: the charset it found is the
     // record's, which detection takes as given (after a byte order mark,
@@ -102,7 +108,7 @@ pub fn decode(rec: &Record, v: &Version, body: &[u8]) -> Option<(Kind, charset::
         tld: Some(rec.host()),
     };
     let det = charset::detect(body, &v.charset, kind, &hints);
-    let doc = charset::decode(body, &det).into_owned();
+    let doc = charset::decode(body, &det);
     Some((kind, det, doc))
 }
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::document::escape::controls;
 use crate::document::lang::{self, Language};
 use crate::error::{Error, Result};
-use crate::output::corpus;
+use crate::output::corpus::{self, Document};
 use crate::output::file::Output;
 use crate::output::formats::{self, Formats};
 use crate::output::incremental::Incremental;
@@ -405,8 +405,8 @@ impl TextSink {
 
     /// Writes the main text of one version and its index line; false
     /// when the version is not a text document.
-    fn version(&mut self, it: &Item<'_>, body: &[u8]) -> Result<bool> {
-        let Some((kind, det, doc)) = corpus::decode(it.rec, &it.v, body) else {
+    fn version(&mut self, it: &Item<'_>, doc: Option<&Document>) -> Result<bool> {
+        let Some(doc) = doc else {
             debug!(
                 "{}: {} is not text, no text file",
                 it.rec.url, it.v.content_type
@@ -416,13 +416,12 @@ impl TextSink {
         // The main text, a block a line; a page with none (a menu, a
         // form, a page of a few words) keeps all its visible text, on one
         // line, as nlpc-vrfy judged it.
-        let (_, blocks) = corpus::blocks_of(&doc, kind);
         let mut text = String::new();
-        for b in &blocks {
+        for b in &doc.blocks {
             text.push_str(&b.text);
             text.push('\n');
         }
-        if blocks.is_empty() {
+        if doc.blocks.is_empty() {
             text.push('\n');
         }
         let host = match it.rec.host() {
@@ -450,7 +449,7 @@ impl TextSink {
             controls(&it.rec.url),
             clock::iso8601(it.v.fetched),
             controls(lang),
-            det.encoding.name(),
+            doc.charset,
             hex(&it.v.hash),
             if it.current { "current" } else { "archived" },
             confidence(it.rec),
@@ -644,16 +643,22 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
                     rep.revisits += 1;
                 }
             }
+            // Decoded and extracted once for the text tree and the
+            // corpus formats alike.
+            let doc = if sinks.text.is_some() || sinks.formats.any() {
+                corpus::document(it.key, it.rec, &it.v, it.current, &body)
+            } else {
+                None
+            };
             if let Some(t) = sinks.text.as_mut() {
-                if t.version(it, &body)? {
+                if t.version(it, doc.as_ref())? {
                     rep.text_files += 1;
                 }
             }
-            if sinks
-                .formats
-                .version(it.key, it.rec, &it.v, it.current, &body)?
-            {
-                rep.documents += 1;
+            if let Some(d) = &doc {
+                if sinks.formats.version(it.key, it.rec, &it.v, d)? {
+                    rep.documents += 1;
+                }
             }
             rep.versions += 1;
             any = true;

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::error::Result;
-use crate::output::corpus::{self, Document};
+use crate::output::corpus::Document;
 use crate::output::jsonl::Jsonl;
 use crate::output::vert::Vert;
 use crate::output::wet::Wet;
@@ -63,30 +63,20 @@ impl Formats {
         self.jsonl.is_some() || self.vert.is_some() || self.wet.is_some()
     }
 
-    /// Writes one version of a page to every format; false when it is not
-    /// a text document.
-    pub fn version(
-        &mut self,
-        key: &Key,
-        rec: &Record,
-        v: &Version,
-        current: bool,
-        body: &[u8],
-    ) -> Result<bool> {
+    /// Writes document `d`, version `v` of the page under `key`, to
+    /// every format; false when no format is written.
+    pub fn version(&mut self, key: &Key, rec: &Record, v: &Version, d: &Document) -> Result<bool> {
         if !self.any() {
             return Ok(false);
         }
-        let Some(d): Option<Document> = corpus::document(key, rec, v, current, body) else {
-            return Ok(false);
-        };
         if let Some(j) = self.jsonl.as_mut() {
-            j.document(&d)?;
+            j.document(d)?;
         }
         if let Some(x) = self.vert.as_mut() {
-            x.document(&d)?;
+            x.document(d)?;
         }
         if let Some(w) = self.wet.as_mut() {
-            w.document(key, &v.hash, &d, rec.changed)?;
+            w.document(key, &v.hash, d, rec.changed)?;
         }
         Ok(true)
     }
