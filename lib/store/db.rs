@@ -11,8 +11,9 @@
 //!   walks exactly one daemon's input, in hash order;
 //! - `counters`: index byte → number of records under it, kept in the same
 //!   transaction as every state change, so counts are exact and cheap;
-//! - `meta`: the format version, and the crawl's stored settings under
-//!   `setting:NAME` keys (see [`SETTING`]);
+//! - `meta`: the format version, the crawl's stored settings under
+//!   `setting:NAME` keys (see [`SETTING`]), and nlpc-dump's export cursors
+//!   under `cursor:NAME` (`store::cursor`);
 //! - free-form tables ([`Table`]) that other modules encode themselves.
 
 use std::path::{Path, PathBuf};
