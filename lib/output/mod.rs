@@ -3,5 +3,6 @@
 //! WARC writer. Read-only; uses the stages' filters and everything below.
 
 pub mod dump;
+pub mod hosts;
 pub mod list;
 pub mod warc;

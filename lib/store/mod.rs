@@ -10,10 +10,13 @@ pub mod cache;
 mod check;
 mod db;
 mod guard;
+pub mod harvest;
 mod maint;
 pub mod record;
 pub mod rep;
+pub mod scope;
 pub mod select;
+pub mod tunnel;
 mod txn;
 
 pub use db::*;
