@@ -355,10 +355,9 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
 /// One VERIFIED → SCANNED step over up to `cfg.batch` records; returns how
 /// many records were scanned.
 pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
-    let tunnelled = crate::stage::tunnel::step(d, cfg, cache)?;
     let (lease, batch) = d.lease_batch(State::Verified, cfg.batch)?;
     if batch.is_empty() {
-        return Ok(tunnelled);
+        return Ok(0);
     }
     // Reading and parsing happen outside the write transaction, so other
     // daemons are not held up by it, and one record at a time inside
@@ -434,7 +433,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     w.commit()?;
     match stop {
         Some(e) => Err(e),
-        None => Ok(scanned + tunnelled),
+        None => Ok(scanned),
     }
 }
 

@@ -22,8 +22,29 @@ use std::fmt;
 use std::net::IpAddr;
 
 use crate::web::address::is_private;
-use crate::web::scope::{Deny, Pattern};
+use crate::web::scope::Pattern;
 use crate::web::url::{self, Base};
+
+/// One item of `--filter-deny`: a host (with its subdomains) when it has
+/// neither `/` nor `*`, else a URL pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Deny {
+    Host(String),
+    Url(Pattern),
+}
+
+impl Deny {
+    pub fn parse(s: &str) -> std::result::Result<Deny, String> {
+        let s = s.trim();
+        if s.contains('/') || s.contains('*') {
+            Pattern::parse(s)
+                .map(Deny::Url)
+                .map_err(|e| format!("{}: {e}", cut(s, SHOWN)))
+        } else {
+            normalise_host(s).map(Deny::Host)
+        }
+    }
+}
 
 /// Which URLs may become records.
 #[derive(Clone, Debug)]
@@ -324,12 +345,14 @@ impl Filter {
                 Deny::Host(p) if host_matches(host, p) => {
                     return Some(Refusal::DeniedHost(cut(host, SHOWN).into()))
                 }
-                Deny::Url(p) if p.matches(u) => return Some(Refusal::DeniedUrl(p.to_string())),
+                Deny::Url(p) if p.matches(u) => {
+                    return Some(Refusal::DeniedUrl(cut(p.as_str(), SHOWN).into()))
+                }
                 _ => {}
             }
         }
         if let Some(p) = self.exclude.iter().find(|p| p.matches(u)) {
-            return Some(Refusal::Excluded(p.to_string()));
+            return Some(Refusal::Excluded(cut(p.as_str(), SHOWN).into()));
         }
         if !self.include.is_empty() && !self.include.iter().any(|p| p.matches(u)) {
             return Some(Refusal::NotIncluded);
@@ -543,6 +566,17 @@ mod tests {
         assert!(e.len() < 200, "{} bytes", e.len());
         assert_eq!(cut("žžž", 3), "ž... (6 bytes)");
         assert_eq!(cut("abc", 3), "abc");
+    }
+
+    #[test]
+    fn deny_items_are_hosts_or_patterns() {
+        assert_eq!(
+            Deny::parse("Ads.Example.LV"),
+            Ok(Deny::Host("ads.example.lv".into()))
+        );
+        assert!(matches!(Deny::parse("http://a.lv/x/*"), Ok(Deny::Url(_))));
+        assert!(matches!(Deny::parse("*login*"), Ok(Deny::Url(_))));
+        assert!(Deny::parse("exa mple.lv").is_err());
     }
 
     fn scoped() -> Filter {

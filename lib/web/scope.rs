@@ -11,10 +11,6 @@
 //! pattern's and the URL's lengths, both bounded, so no pattern can make
 //! admission slow.
 
-use std::fmt;
-
-use crate::web::admit::{cut, normalise_host, SHOWN};
-
 /// The longest pattern accepted, in bytes: a URL is at most
 /// `--max-url-length`, and a pattern longer than any URL matches nothing.
 pub const MAX_PATTERN: usize = 4096;
@@ -36,8 +32,7 @@ impl Pattern {
         }
         if s.len() > MAX_PATTERN {
             return Err(format!(
-                "{}: pattern too long ({} bytes, limit {MAX_PATTERN})",
-                cut(s, SHOWN),
+                "pattern too long ({} bytes, limit {MAX_PATTERN})",
                 s.len()
             ));
         }
@@ -82,31 +77,6 @@ impl Pattern {
     }
 }
 
-impl fmt::Display for Pattern {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&cut(&self.text, SHOWN))
-    }
-}
-
-/// One item of `--filter-deny`: a host (with its subdomains) when it has
-/// neither `/` nor `*`, else a URL pattern.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Deny {
-    Host(String),
-    Url(Pattern),
-}
-
-impl Deny {
-    pub fn parse(s: &str) -> Result<Deny, String> {
-        let s = s.trim();
-        if s.contains('/') || s.contains('*') {
-            Pattern::parse(s).map(Deny::Url)
-        } else {
-            normalise_host(s).map(Deny::Host)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,14 +109,7 @@ mod tests {
     }
 
     #[test]
-    fn deny_items_are_hosts_or_patterns() {
-        assert_eq!(
-            Deny::parse("Ads.Example.LV"),
-            Ok(Deny::Host("ads.example.lv".into()))
-        );
-        assert!(matches!(Deny::parse("http://a.lv/x/*"), Ok(Deny::Url(_))));
-        assert!(matches!(Deny::parse("*login*"), Ok(Deny::Url(_))));
-        assert!(Deny::parse("exa mple.lv").is_err());
+    fn empty_and_overlong_patterns_are_refused() {
         assert_eq!(Pattern::parse(" "), Err("empty pattern".into()));
         assert!(Pattern::parse(&"*".repeat(MAX_PATTERN + 1)).is_err());
     }

@@ -74,7 +74,7 @@ impl Check {
             Check::Hosts => admit::normalise_host(v).map(drop),
             Check::Scheme => scheme(v).map(drop),
             Check::Pattern => scope::Pattern::parse(v).map(drop),
-            Check::Deny => scope::Deny::parse(v).map(drop),
+            Check::Deny => admit::Deny::parse(v).map(drop),
             Check::Address => address::parse_nameserver(v).map(drop),
             Check::State => v.parse::<State>().map(drop),
             Check::DaemonArg => daemon_arg(v).map(drop),

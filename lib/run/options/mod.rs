@@ -524,8 +524,8 @@ impl Parsed {
     }
 
     /// `--filter-deny`'s hosts and globs.
-    pub fn denies(&self, key: &str) -> Result<Vec<crate::web::scope::Deny>> {
-        self.each(key, crate::web::scope::Deny::parse)
+    pub fn denies(&self, key: &str) -> Result<Vec<admit::Deny>> {
+        self.each(key, admit::Deny::parse)
     }
 
     /// URL schemes, lowercase.
