@@ -22,6 +22,20 @@ fn main() {
         config(&o, &set);
     }
     let cfg = Config::from_options(&o).unwrap_or_else(|e| o.fail(e));
+    if o.flag("hosts") {
+        let s = &cfg.select;
+        if cfg.counts
+            || cfg.history.is_some()
+            || cfg.check
+            || cfg.backup.is_some()
+            || s.pattern.is_some()
+            || !s.states.is_empty()
+        {
+            o.fail(nlpcrawl::Error::Usage(
+                "--hosts takes no other option but --auth and --json".into(),
+            ));
+        }
+    }
     let (sel, json) = (&cfg.select, cfg.json);
     let opts = store::Options {
         read_only: true,

@@ -399,6 +399,13 @@ fn a_host_in_another_language_stops_being_fetched_after_the_sample() {
     assert_eq!(lines[0]["host"], "lt.test");
     assert_eq!(lines[0]["bytes"], lt_bytes);
     assert_eq!(lines[0]["accepted"], 0);
+    let o = run.c.run("nlpc-list", &["--hosts", "-s", "verified"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--hosts takes no other option but --auth and --json"),
+        "{}",
+        stderr(&o)
+    );
     // The library function the monitor shows.
     let st = run.c.store();
     let rep = nlpcrawl::store::harvest::report(&st.read().unwrap()).unwrap();
