@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use nlpcrawl::output::hosts;
 use nlpcrawl::output::list::{self, Config};
 use nlpcrawl::run::daemon;
 use nlpcrawl::run::log;
@@ -21,6 +22,20 @@ fn main() {
         config(&o, &set);
     }
     let cfg = Config::from_options(&o).unwrap_or_else(|e| o.fail(e));
+    if o.flag("hosts") {
+        let s = &cfg.select;
+        if cfg.counts
+            || cfg.history.is_some()
+            || cfg.check
+            || cfg.backup.is_some()
+            || s.pattern.is_some()
+            || !s.states.is_empty()
+        {
+            o.fail(nlpcrawl::Error::Usage(
+                "--hosts takes no other option but --auth and --json".into(),
+            ));
+        }
+    }
     let (sel, json) = (&cfg.select, cfg.json);
     let opts = store::Options {
         read_only: true,
@@ -40,7 +55,18 @@ fn main() {
     let rd = st.read().unwrap_or_else(|e| daemon::fail(NAME, e));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let res = if let Some(u) = &cfg.history {
+    let res = if o.flag("hosts") {
+        o.hosts("auth")
+            .and_then(|auth| hosts::lines(&rd, &auth, json))
+            .and_then(|lines| {
+                for l in lines {
+                    if !list::emit(&mut out, &l)? {
+                        break;
+                    }
+                }
+                Ok(())
+            })
+    } else if let Some(u) = &cfg.history {
         let cache = Cache::new(&o.common.cache);
         let arch = Archive::new(&o.common.archive);
         print_history(&rd, &cache, &arch, u, json, &mut out)

@@ -34,6 +34,8 @@ pub fn active_records(store: &Store) -> Result<u64> {
     for s in ACTIVE {
         n += rd.count(s, false)? + rd.count(s, true)?;
     }
+    // Rejected pages waiting for nlpc-scan's tunnelling are work too.
+    n += crate::store::tunnel::queued(&rd, 1)?.len() as u64;
     Ok(n)
 }
 

@@ -8,6 +8,7 @@ pub mod corpus;
 pub mod dump;
 pub mod file;
 pub mod formats;
+pub mod hosts;
 pub mod incremental;
 pub mod jsonl;
 pub mod list;

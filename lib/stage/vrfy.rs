@@ -212,6 +212,8 @@ pub struct Verdict {
     /// The dictionary ratio, if a dictionary is configured and the check
     /// got that far.
     pub dict_ratio: Option<f64>,
+    /// Bytes of the text the language was judged on (the main text).
+    pub text: u64,
 }
 
 impl Verdict {
@@ -339,6 +341,7 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     } else {
         main.text()
     };
+    v.text = judged.len() as u64;
     match judge_text(cfg, &judged, &mut v) {
         Some(r) => v.reject(r),
         None => v,
@@ -465,6 +468,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
             continue;
         }
         done += 1;
+        crate::store::harvest::judged(&mut w, key, &new, v.text)?;
         match &v.rejection {
             Some(r) => info!("rejected {}: {r}", rec.url),
             None => info!("verified {} ({})", rec.url, summary(v)),

@@ -101,6 +101,13 @@ pub enum Table {
     History,
     /// The `meta` table: the format version and the stored settings.
     Meta,
+    /// Host → records created (`store::scope`, for `--filter-quota`).
+    Quota,
+    /// Host → pages judged, accepted, bytes (`store::harvest`).
+    Yield,
+    /// Rejected pages whose links are followed, and the hops of records
+    /// reached through them (`store::tunnel`).
+    Tunnel,
 }
 
 /// The key prefix of a stored setting in [`Table::Meta`]: `setting:` and
@@ -153,7 +160,7 @@ pub struct Store {
     pub(super) records: lmdb::Database,
     pub(super) index: lmdb::Database,
     pub(super) counters: lmdb::Database,
-    tables: [lmdb::Database; 5],
+    tables: [lmdb::Database; 8],
     hasher: Hasher,
     created: bool,
 }
@@ -265,6 +272,9 @@ impl Store {
             open("stats")?,
             open("history")?,
             meta,
+            open("quota")?,
+            open("yield")?,
+            open("tunnel")?,
         ];
         Ok(Store {
             env,

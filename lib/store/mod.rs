@@ -11,10 +11,13 @@ mod check;
 pub mod cursor;
 mod db;
 mod guard;
+pub mod harvest;
 mod maint;
 pub mod record;
 pub mod rep;
+pub mod scope;
 pub mod select;
+pub mod tunnel;
 mod txn;
 
 pub use db::*;

@@ -239,6 +239,55 @@ pub static OPTIONS: &[Opt] = &[
         "accept hosts on loopback, private, link-local and other non-public addresses",
         NLPCD | SCAN | RESOLVE | FETCH,
     )),
+    // The scope: which part of the web the crawl covers (web::scope).
+    setting(list(
+        "filter-deny",
+        "list",
+        "",
+        Check::Deny,
+        "hosts (with their subdomains) and URL globs never crawled",
+        NLPCD | SCAN | FETCH,
+    )),
+    setting(list(
+        "filter-include",
+        "glob",
+        "",
+        Check::Pattern,
+        "crawl only URLs matching one of these globs (* for any text; default any)",
+        NLPCD | SCAN | FETCH,
+    )),
+    setting(list(
+        "filter-exclude",
+        "glob",
+        "",
+        Check::Pattern,
+        "never crawl URLs matching one of these globs",
+        NLPCD | SCAN | FETCH,
+    )),
+    setting(value(
+        "filter-depth",
+        "n",
+        "",
+        int(0, u16::MAX as u64 - 1),
+        "most links from a seed (default no limit)",
+        NLPCD | SCAN,
+    )),
+    setting(value(
+        "filter-quota",
+        "n",
+        "0",
+        int(0, MAX),
+        "most pages per host, 0 for no limit",
+        NLPCD | SCAN | FETCH,
+    )),
+    setting(value(
+        "filter-tunnel",
+        "n",
+        "0",
+        int(0, 255),
+        "follow the links of rejected pages, up to N rejected pages in a row",
+        NLPCD | SCAN,
+    )),
     // nlpc-scan.
     setting(flag(
         "filter-ascend",
@@ -344,6 +393,22 @@ pub static OPTIONS: &[Opt] = &[
         "10s",
         DURATION,
         "rest of an address between bursts (at most 1d)",
+        NLPCD | FETCH,
+    )),
+    setting(value(
+        "yield-sample",
+        "n",
+        "20",
+        int(1, MAX),
+        "pages of a host judged before --yield-min applies to it",
+        NLPCD | FETCH,
+    )),
+    setting(value(
+        "yield-min",
+        "x",
+        "0",
+        Check::Fraction,
+        "least share of a host's judged pages accepted, else its other pages are not fetched; 0 turns the rule off",
         NLPCD | FETCH,
     )),
     value(
@@ -620,6 +685,12 @@ pub static OPTIONS: &[Opt] = &[
     // nlpc-list.
     flag("", Some('c'), "print the number of records per state", LIST),
     flag("json", None, "print JSON lines", LIST),
+    flag(
+        "hosts",
+        None,
+        "print pages fetched, accepted, harvest rate and yield per host",
+        LIST,
+    ),
     value(
         "history",
         "url",

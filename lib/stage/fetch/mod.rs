@@ -59,6 +59,9 @@ pub struct Config {
     /// Which redirect targets and robots.txt Sitemap lines may become
     /// records: the same admission nlpc-scan applies to links.
     pub admit: Filter,
+    /// `--yield-sample`, `--yield-min`: hosts whose pages are rarely
+    /// accepted get no more of them fetched (`store::harvest`).
+    pub yield_rule: crate::store::harvest::Rule,
     /// `-m`: print the monitor once a second.
     pub monitor: bool,
 }

@@ -57,6 +57,10 @@ impl Config {
             robots_ttl: o.duration("robots-ttl")?,
             max_redirects: o.int("fetch-redirects")?,
             admit: crate::stage::admission(o)?,
+            yield_rule: crate::store::harvest::Rule {
+                sample: o.int("yield-sample")?,
+                min: o.share("yield-min")?,
+            },
             monitor: o.flag("m"),
             max_delay: o.duration("fetch-max-delay")?,
         };

@@ -217,14 +217,24 @@ impl Fetcher<'_> {
                 }
             }
             if let Some(rec) = w.lease_key(&k, state, lease)? {
-                got.push((addr, Job { key: k, rec, lease }));
+                let low = self.cfg.yield_rule.low_host(&w, rec.host())?;
+                got.push((addr, Job { key: k, rec, lease }, low));
             }
         }
         w.commit()?;
         self.fill_leased = !got.is_empty();
         let now = Instant::now();
         let now_ms = clock::real_now_ms();
-        for (addr, job) in got {
+        for (addr, job, low) in got {
+            // A host whose pages are rarely accepted (--yield-min): set
+            // aside unfetched, with the figures that decided it.
+            if let Some(why) = low {
+                let mut r = job.rec.clone();
+                info!("excluded {}: {why}", r.url);
+                self.fail(&mut r, State::Excluded, why, 0);
+                self.push_outcome(job, r, Vec::new(), None);
+                continue;
+            }
             if job.rec.addr.parse::<IpAddr>().is_err() {
                 let mut r = job.rec.clone();
                 self.fail(&mut r, State::Unreach, "no address".into(), 0);

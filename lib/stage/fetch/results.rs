@@ -3,6 +3,7 @@
 //! that applies them under the records' leases.
 
 use super::*;
+use crate::store::scope;
 
 /// X-Robots-Tag values that apply to us: returns (noindex, nofollow).
 pub fn x_robots(values: &[String]) -> (bool, bool) {
@@ -158,7 +159,9 @@ impl Fetcher<'_> {
         if !inserts.is_empty() {
             let mut w = self.d.store.write()?;
             for r in &inserts {
-                w.insert(r)?;
+                if let Err(why) = scope::insert(&mut w, r, &self.cfg.admit)? {
+                    info!("robots.txt {}: Sitemap {}: {why}", resp.url, r.url);
+                }
             }
             w.commit()?;
         }
@@ -402,7 +405,9 @@ impl Fetcher<'_> {
                 continue;
             }
             for n in &o.inserts {
-                w.insert(n)?;
+                if let Err(why) = scope::insert(&mut w, n, &self.cfg.admit)? {
+                    info!("{}: redirect target {}: {why}", o.rec.url, n.url);
+                }
             }
             if let Some((k, v)) = &o.history {
                 w.table_put(Table::History, k, v)?;
