@@ -24,8 +24,8 @@ fn main() {
     let arch = Archive::new(&o.common.archive);
     match dump::dump(&st, &cache, &arch, &cfg) {
         Ok(r) => info!(
-            "dumped {} pages, {} versions ({} revisits), {} missing, {} WARC bytes, {} text files",
-            r.records, r.versions, r.revisits, r.missing, r.warc_bytes, r.text_files
+            "dumped {} pages, {} versions ({} revisits), {} missing, {} WARC bytes, {} text files, {} duplicates left out",
+            r.records, r.versions, r.revisits, r.missing, r.warc_bytes, r.text_files, r.duplicates
         ),
         Err(e) => daemon::fail(NAME, e),
     }

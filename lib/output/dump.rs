@@ -23,7 +23,7 @@ use crate::store::archive::{self, Archive, Version};
 use crate::store::cache::{self, Cache};
 use crate::store::record::{Record, State};
 use crate::store::select::Selector;
-use crate::store::{Key, Store};
+use crate::store::{dups, Key, Read, Store};
 use crate::{debug, info};
 
 /// The states whose records make up the corpus.
@@ -42,6 +42,8 @@ pub struct Config {
     pub warc: Option<PathBuf>,
     /// `--text`: the directory of text files.
     pub text: Option<PathBuf>,
+    /// `--duplicates`: exact and near duplicates too.
+    pub duplicates: bool,
 }
 
 impl Config {
@@ -59,6 +61,7 @@ impl Config {
             archived: o.flag("archived"),
             warc: o.path("warc"),
             text: o.path("text"),
+            duplicates: o.flag("duplicates"),
         };
         if cfg.warc.is_none() && cfg.text.is_none() {
             return Err(Error::Usage(
@@ -84,6 +87,8 @@ pub struct Report {
     pub warc_bytes: u64,
     /// Text files written.
     pub text_files: usize,
+    /// Pages left out as duplicates of a page in the corpus.
+    pub duplicates: usize,
 }
 
 /// One version of a page to dump.
@@ -466,6 +471,23 @@ impl TextSink {
     }
 }
 
+/// Whether a selected record is exported: not when it is an exact or near
+/// duplicate of a page in the corpus (`store::dups`), unless
+/// `--duplicates` asks for those too. Every output format goes through
+/// this one test.
+pub fn exported(rd: &Read<'_>, key: &Key, rec: &Record, cfg: &Config) -> Result<bool> {
+    if cfg.duplicates {
+        return Ok(true);
+    }
+    match dups::covered(rd, key, &CORPUS)? {
+        Some(m) => {
+            debug!("{}: {} duplicate, skipped", rec.url, m.kind);
+            Ok(false)
+        }
+        None => Ok(true),
+    }
+}
+
 /// Dumps the selected records of one snapshot of `store`.
 pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Result<Report> {
     let mut sel = cfg.select.clone();
@@ -497,6 +519,10 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
         if !cfg.langs.is_empty()
             && !lang::of_tag(&rec.language).is_some_and(|l| cfg.langs.contains(&l))
         {
+            return Ok(true);
+        }
+        if !exported(&rd, &key, &rec, cfg)? {
+            rep.duplicates += 1;
             return Ok(true);
         }
         let mut items: Vec<Item<'_>> = Vec::new();

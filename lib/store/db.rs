@@ -13,7 +13,8 @@
 //!   transaction as every state change, so counts are exact and cheap;
 //! - `meta`: the format version, and the crawl's stored settings under
 //!   `setting:NAME` keys (see [`SETTING`]);
-//! - free-form tables ([`Table`]) that other modules encode themselves.
+//! - free-form tables ([`Table`]) that other modules encode themselves,
+//!   `dups` among them (duplicate marks, see `store::dups`).
 
 use std::path::{Path, PathBuf};
 
@@ -100,6 +101,8 @@ pub enum Table {
     History,
     /// The `meta` table: the format version and the stored settings.
     Meta,
+    /// Duplicate marks and the near-duplicate index (`store::dups`).
+    Dups,
 }
 
 /// The key prefix of a stored setting in [`Table::Meta`]: `setting:` and
@@ -152,7 +155,7 @@ pub struct Store {
     pub(super) records: lmdb::Database,
     pub(super) index: lmdb::Database,
     pub(super) counters: lmdb::Database,
-    tables: [lmdb::Database; 5],
+    tables: [lmdb::Database; 6],
     hasher: Hasher,
     created: bool,
 }
@@ -264,6 +267,7 @@ impl Store {
             open("stats")?,
             open("history")?,
             meta,
+            open("dups")?,
         ];
         Ok(Store {
             env,

@@ -87,6 +87,11 @@ impl Store {
         self.check_records(&txn, &mut rep)?;
         self.check_index(&txn, &mut rep, &mut indexed)?;
         self.check_counters(&txn, &mut rep, &indexed)?;
+        // The duplicate marks against themselves and the records.
+        if !structure.damaged.iter().any(|d| d == "dups") {
+            let rd = crate::store::Read { store: self, txn };
+            rep.problems.extend(crate::store::dups::check(&rd)?);
+        }
         Ok(rep)
     }
 

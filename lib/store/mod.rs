@@ -9,6 +9,7 @@ pub mod archive;
 pub mod cache;
 mod check;
 mod db;
+pub mod dups;
 mod guard;
 mod maint;
 pub mod record;

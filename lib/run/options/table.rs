@@ -531,6 +531,14 @@ pub static OPTIONS: &[Opt] = &[
         "bytes of text sampled for language detection, 0 for all",
         VRFY,
     ),
+    setting(value(
+        "dup-distance",
+        "bits",
+        "3",
+        int(0, 3),
+        "most bits a near duplicate's SimHash may differ by, 0 to 3",
+        NLPCD | VRFY,
+    )),
     // The selectors of nlpc-up, nlpc-list and nlpc-dump.
     short(
         list(
@@ -628,6 +636,14 @@ pub static OPTIONS: &[Opt] = &[
         "print the stored and archived versions of this URL",
         LIST,
     ),
+    value(
+        "cluster",
+        "url",
+        "",
+        Check::Text,
+        "print the first copy of this URL's text and its duplicates",
+        LIST,
+    ),
     flag(
         "check",
         None,
@@ -688,6 +704,12 @@ pub static OPTIONS: &[Opt] = &[
         "archived",
         None,
         "earlier versions too, from the archive",
+        DUMP,
+    ),
+    flag(
+        "duplicates",
+        None,
+        "exact and near duplicates too",
         DUMP,
     ),
 ];
