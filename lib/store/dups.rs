@@ -192,6 +192,9 @@ fn member_key(first: &Key, member: &Key) -> Vec<u8> {
     k
 }
 
+/// What walks an entry of the table: key and value; false stops.
+pub type Visit<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
+
 /// Reading the marks, in a snapshot or in the write transaction.
 pub trait View {
     /// The record under `key`, for its state and URL.
@@ -199,11 +202,7 @@ pub trait View {
     #[doc(hidden)]
     fn dups_get(&self, k: &[u8]) -> Result<Option<Vec<u8>>>;
     #[doc(hidden)]
-    fn dups_walk(
-        &self,
-        prefix: &[u8],
-        f: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-    ) -> Result<()>;
+    fn dups_walk(&self, prefix: &[u8], f: &mut Visit<'_>) -> Result<()>;
     #[doc(hidden)]
     fn dups_corrupt(&self, k: &[u8], why: &'static str) -> Error;
 }
@@ -217,11 +216,7 @@ macro_rules! view {
             fn dups_get(&self, k: &[u8]) -> Result<Option<Vec<u8>>> {
                 self.table_get(Table::Dups, k)
             }
-            fn dups_walk(
-                &self,
-                prefix: &[u8],
-                f: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>,
-            ) -> Result<()> {
+            fn dups_walk(&self, prefix: &[u8], f: &mut Visit<'_>) -> Result<()> {
                 self.table_walk(Table::Dups, prefix, f)
             }
             fn dups_corrupt(&self, k: &[u8], why: &'static str) -> Error {
