@@ -4,7 +4,8 @@
 //! duplicate test web crawled by the real daemons: the same page under
 //! several URLs and near-copies differing by a date or a counter, each
 //! exported once, `nlpc-list --cluster` showing the cluster, and a
-//! re-fetch that changes the first copy's text dissolving its cluster.
+//! re-fetch that changes the first copy's text dissolving its cluster;
+//! and `nlpc-dump --dedup-paragraphs` writing each paragraph once.
 
 mod common;
 
@@ -501,4 +502,107 @@ fn index_bytes_per_document() {
         size.bytes as f64 / n as f64
     );
     assert!(size.entries >= 6 * n);
+}
+
+/// Plants a VERIFIED page with `body` stored as nlpc-fetch stores it.
+fn plant_page(c: &Crawl, st: &Store, url: &str, body: &str) -> Key {
+    let mut r = Record::new(url, 1_700_000_000);
+    r.state = State::Verified;
+    r.status = 200;
+    r.fetched = 1_700_000_000;
+    r.content_type = "text/html".into();
+    r.charset = "utf-8".into();
+    r.size = body.len() as u64;
+    r.hash = *blake3::hash(body.as_bytes()).as_bytes();
+    let key = insert_new(st, &r);
+    c.cache().write(&key, body.as_bytes()).expect("cache write");
+    key
+}
+
+#[test]
+fn dedup_paragraphs_writes_each_paragraph_once() {
+    let c = Crawl::new();
+    let st = c.store();
+    let notice = "Subscribe to the Town Gazette and read every story of the harbour, the market and the council on the day it is written, for a small price a month.".to_string();
+    let a = article(11, 3);
+    let b = article(12, 3);
+    let pages = vec![
+        (
+            "http://g.test/one",
+            page("One", &[a.clone(), vec![notice.clone()]].concat()),
+        ),
+        (
+            "http://g.test/two",
+            page("Two", &[b.clone(), vec![notice.clone()]].concat()),
+        ),
+        // A paragraph of the first and the notice, and the same page
+        // again: whichever of the two is written second has nothing new.
+        (
+            "http://g.test/three",
+            page("Three", &[a[0].clone(), notice.clone()]),
+        ),
+        (
+            "http://g.test/four",
+            page("Three", &[a[0].clone(), notice.clone()]),
+        ),
+    ];
+    let mut keys = BTreeMap::new();
+    for (u, html) in &pages {
+        keys.insert(plant_page(&c, &st, u, html), *u);
+    }
+    drop(st);
+    // The dump walks in key order: what it writes first keeps the notice.
+    let order: Vec<&str> = keys.values().copied().collect();
+
+    let dir = c.tmp.path().join("plain");
+    run_ok(&c, "nlpc-dump", &["--text", dir.to_str().unwrap()]);
+    let texts = |dir: &std::path::Path| -> BTreeMap<String, String> {
+        let idx = std::fs::read_to_string(dir.join("index.tsv")).unwrap();
+        idx.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                (
+                    f[1].to_string(),
+                    std::fs::read_to_string(dir.join(f[0])).unwrap(),
+                )
+            })
+            .collect()
+    };
+    let plain = texts(&dir);
+    assert_eq!(plain.len(), 4);
+    assert!(plain.values().all(|t| t.contains(&notice)), "{plain:#?}");
+
+    let dir = c.tmp.path().join("dedup");
+    let err = run_ok(
+        &c,
+        "nlpc-dump",
+        &["--text", dir.to_str().unwrap(), "--dedup-paragraphs"],
+    );
+    let dedup = texts(&dir);
+    let with_notice: Vec<&String> = dedup
+        .iter()
+        .filter(|(_, t)| t.contains(&notice))
+        .map(|(u, _)| u)
+        .collect();
+    // The notice once, in the first of the pages written that has it.
+    assert_eq!(
+        with_notice,
+        vec![&order[0].to_string()],
+        "{dedup:#?}\n{err}"
+    );
+    // The page made only of paragraphs written before has no text file.
+    assert_eq!(dedup.len(), 3, "{dedup:#?}");
+    assert!(
+        dedup.contains_key("http://g.test/three") != dedup.contains_key("http://g.test/four"),
+        "{dedup:#?}"
+    );
+    // Every paragraph of the articles is there once.
+    for p in a.iter().chain(&b) {
+        let n: usize = dedup.values().map(|t| t.matches(p.trim()).count()).sum();
+        assert_eq!(n, 1, "{p}");
+    }
+    // The flag is for the text tree.
+    let o = c.run("nlpc-dump", &["--warc", "x.warc.gz", "--dedup-paragraphs"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--dedup-paragraphs"), "{}", stderr(&o));
 }

@@ -16,6 +16,7 @@ use crate::document::escape::controls;
 use crate::document::lang::{self, Language};
 use crate::document::{extract, text};
 use crate::error::{Error, Result};
+use crate::output::paragraphs::Seen;
 use crate::output::warc::{self, Writer};
 use crate::run::clock;
 use crate::run::options::Parsed;
@@ -44,6 +45,9 @@ pub struct Config {
     pub text: Option<PathBuf>,
     /// `--duplicates`: exact and near duplicates too.
     pub duplicates: bool,
+    /// `--dedup-paragraphs`: paragraphs written once are left out of later
+    /// texts (`output::paragraphs`).
+    pub dedup_paragraphs: bool,
 }
 
 impl Config {
@@ -62,7 +66,13 @@ impl Config {
             warc: o.path("warc"),
             text: o.path("text"),
             duplicates: o.flag("duplicates"),
+            dedup_paragraphs: o.flag("dedup-paragraphs"),
         };
+        if cfg.dedup_paragraphs && cfg.text.is_none() {
+            return Err(Error::Usage(
+                "--dedup-paragraphs applies to the text of --text; give --text".into(),
+            ));
+        }
         if cfg.warc.is_none() && cfg.text.is_none() {
             return Err(Error::Usage(
                 "nothing to do: give --warc, --text or both".into(),
@@ -372,6 +382,8 @@ struct TextSink {
     dir: PathBuf,
     index: BufWriter<File>,
     out: Output,
+    /// The paragraphs written, with `--dedup-paragraphs`.
+    paragraphs: Option<Seen>,
 }
 
 /// The language confidence of a record, 0 to 1 with three decimals, or
@@ -385,13 +397,14 @@ fn confidence(r: &Record) -> String {
 }
 
 impl TextSink {
-    fn open(dir: &Path) -> Result<TextSink> {
+    fn open(dir: &Path, dedup_paragraphs: bool) -> Result<TextSink> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create directory", e))?;
         let (out, f) = Output::create(&dir.join("index.tsv"))?;
         Ok(TextSink {
             dir: dir.to_path_buf(),
             index: BufWriter::new(f),
             out,
+            paragraphs: dedup_paragraphs.then(Seen::default),
         })
     }
 
@@ -418,7 +431,17 @@ impl TextSink {
         // The main text, a block a line; a page with none (a menu, a
         // form, a page of a few words) keeps all its visible text, on one
         // line, as nlpc-vrfy judged it.
-        let main = extract::main_text(&doc, kind);
+        let mut main = extract::main_text(&doc, kind);
+        if let Some(seen) = self.paragraphs.as_mut() {
+            let had = main.blocks.len();
+            if had > 0 && seen.drop_repeated(&mut main.blocks) == had {
+                debug!(
+                    "{}: every paragraph written before, no text file",
+                    it.rec.url
+                );
+                return Ok(false);
+            }
+        }
         let text = if main.blocks.is_empty() {
             let mut t = text::visible(&doc, kind).text;
             t.push('\n');
@@ -500,7 +523,7 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
         None => None,
     };
     let mut text = match &cfg.text {
-        Some(d) => match TextSink::open(d) {
+        Some(d) => match TextSink::open(d, cfg.dedup_paragraphs) {
             Ok(t) => Some(t),
             Err(e) => {
                 if let Some(o) = sink.as_ref().and_then(|s| s.out.as_ref()) {

@@ -712,6 +712,12 @@ pub static OPTIONS: &[Opt] = &[
         "exact and near duplicates too",
         DUMP,
     ),
+    flag(
+        "dedup-paragraphs",
+        None,
+        "leave paragraphs written once out of later texts (--text)",
+        DUMP,
+    ),
 ];
 
 /// The option a parser knows by `key` (long name, or short letter).
