@@ -328,10 +328,11 @@ fn next_seq(w: &mut Write<'_>) -> Result<u64> {
 
 /// The distance nlpc-vrfy last used, for placing members again outside it
 /// (nlpc-up's pruning).
-fn distance_in_use(v: &impl View) -> u32 {
-    match v.dups_get(DIST) {
-        Ok(Some(b)) if b.len() == 1 => u32::from(b[0]).min(MAX_DISTANCE),
-        _ => DEFAULT_DISTANCE,
+fn distance_in_use(v: &impl View) -> Result<Option<u32>> {
+    match v.dups_get(DIST)? {
+        None => Ok(None),
+        Some(b) if b.len() == 1 => Ok(Some(u32::from(b[0]).min(MAX_DISTANCE))),
+        Some(_) => Err(v.dups_corrupt(DIST, "bad duplicate distance")),
     }
 }
 
@@ -348,7 +349,8 @@ pub fn record(
     max: u32,
 ) -> Result<Option<Mark>> {
     let max = max.min(MAX_DISTANCE);
-    if distance_in_use(w) != max || w.dups_get(DIST)?.is_none() {
+    if distance_in_use(w)? != Some(max) {
+        // At most MAX_DISTANCE.
         w.table_put(Table::Dups, DIST, &[max as u8])?;
     }
     let old = get_doc(w, key)?;
@@ -370,7 +372,7 @@ pub fn record(
 
 /// Removes the record under `key` from the index, as when it is pruned.
 pub fn forget(w: &mut Write<'_>, key: &Key) -> Result<()> {
-    let max = distance_in_use(w);
+    let max = distance_in_use(w)?.unwrap_or(DEFAULT_DISTANCE);
     forget_at(w, key, max)
 }
 
