@@ -16,7 +16,7 @@ use common::*;
 use nlpcrawl::document::fingerprint::Fingerprint;
 use nlpcrawl::store::dups::{self, Kind, Mark};
 use nlpcrawl::store::record::{Record, State};
-use nlpcrawl::store::{Key, Store};
+use nlpcrawl::store::{Key, Store, Table};
 
 fn fp(text: u8, simhash: u64) -> Fingerprint {
     Fingerprint {
@@ -109,6 +109,18 @@ fn exact_and_near_copies_point_to_the_earliest_first_copy() {
     assert_eq!(members(&st, &k[3]), vec![(k[4], Kind::Near, 1)]);
     assert_eq!(members(&st, &k[6]), Vec::new());
     assert_clean(&st);
+    // The check sees damage: a first copy no longer found by its text, and
+    // a cluster entry that belongs to nothing.
+    let mut w = st.write().unwrap();
+    let mut text_entry = vec![b't'];
+    text_entry.extend_from_slice(&[1; 16]);
+    w.table_del(Table::Dups, &text_entry).unwrap();
+    w.table_put(Table::Dups, b"mjunk", &[]).unwrap();
+    w.commit().unwrap();
+    let problems = dups::check(&st.read().unwrap()).unwrap();
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(problems[0].ends_with("a first copy not found by its text"));
+    assert!(problems[1].starts_with("left-over cluster entry"));
 }
 
 #[test]

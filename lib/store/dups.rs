@@ -497,79 +497,90 @@ pub fn covered(v: &impl View, key: &Key, corpus: &[State]) -> Result<Option<Mark
 
 /// Checks the index against itself and the records: every mark points to
 /// a first copy that lists it, every first copy is under its text, every
-/// page in each band, every entry belongs to a record still there (not GONE), and
-/// no entry is left over. Returns the problems found.
+/// page in each band, every entry belongs to a record still there (not
+/// GONE), and no entry is left over. Returns the problems found.
 pub fn check(v: &impl View) -> Result<Vec<String>> {
+    // Entry by entry, with point lookups: nothing but the problems is held
+    // in memory, however large the index.
     let mut problems = Vec::new();
-    let mut docs: Vec<(Key, Doc)> = Vec::new();
-    let mut bad = Vec::new();
+    let key_at = |b: &[u8], at: usize| {
+        b.get(at..at + KEY_LEN)
+            .and_then(|s| <[u8; KEY_LEN]>::try_from(s).ok())
+            .map(Key)
+    };
     v.dups_walk(&[DOC], &mut |k, val| {
-        match (k.get(1..).and_then(Key::from_slice), Doc::decode(val)) {
-            (Some(key), Some(d)) => docs.push((key, d)),
-            _ => bad.push(format!("bad duplicate entry {k:?}")),
-        }
-        Ok(true)
-    })?;
-    problems.extend(bad);
-    let by_key: std::collections::HashMap<Key, Doc> = docs.iter().copied().collect();
-    let find = |k: &Key| by_key.get(k).copied();
-    let mut expected: Vec<Vec<u8>> = Vec::new();
-    for (key, d) in &docs {
+        let (Some(key), Some(d)) = (key_at(k, 1), Doc::decode(val)) else {
+            problems.push(format!("bad duplicate entry {k:?}"));
+            return Ok(true);
+        };
         let hex = key.hex();
-        match v.record_state(key)? {
+        match v.record_state(&key)? {
             None => problems.push(format!("duplicate entry {hex}: no such record")),
             Some((State::Gone, url)) => problems.push(format!("{url}: pruned but still indexed")),
             Some(_) => {}
         }
         match d.mark {
             Some(m) => {
-                match find(&m.first) {
+                match get_doc(v, &m.first)? {
                     Some(f) if f.mark.is_none() => {}
-                    Some(_) => {
-                        problems.push(format!("{hex}: marked as a duplicate of a duplicate"))
-                    }
-                    None => problems.push(format!(
-                        "{hex}: marked as a duplicate of a page not indexed"
-                    )),
+                    Some(_) => problems.push(format!("{hex}: a duplicate of a duplicate")),
+                    None => problems.push(format!("{hex}: a duplicate of a page not indexed")),
                 }
-                expected.push(member_key(&m.first, key));
+                if v.dups_get(&member_key(&m.first, &key))?.is_none() {
+                    problems.push(format!("{hex}: missing from its cluster"));
+                }
             }
-            None => expected.push(text_key(&d.fp.text)),
+            None => {
+                if v.dups_get(&text_key(&d.fp.text))?.as_deref() != Some(&key.0[..]) {
+                    problems.push(format!("{hex}: a first copy not found by its text"));
+                }
+            }
         }
         for band in 0..BANDS {
-            expected.push(band_key(band, d.fp.simhash, key));
-        }
-    }
-    let mut seen: Vec<Vec<u8>> = Vec::new();
-    for prefix in [BAND, TEXT, MEMBER] {
-        v.dups_walk(&[prefix], &mut |k, val| {
-            seen.push(k.to_vec());
-            if prefix == TEXT {
-                let first = Key::from_slice(val);
-                let ok = first
-                    .and_then(|f| find(&f))
-                    .is_some_and(|d| d.mark.is_none() && k.get(1..) == Some(&d.fp.text[..]));
-                if !ok {
-                    problems.push(format!(
-                        "text entry {k:?} names no first copy with that text"
-                    ));
-                }
+            let b = v.dups_get(&band_key(band, d.fp.simhash, &key))?;
+            if b.as_deref() != Some(&d.fp.simhash.to_le_bytes()[..]) {
+                problems.push(format!("{hex}: missing from band {band}"));
             }
-            Ok(true)
-        })?;
-    }
-    seen.sort();
-    expected.sort();
-    for k in &expected {
-        if seen.binary_search(k).is_err() {
-            problems.push(format!("missing duplicate index entry {k:?}"));
         }
-    }
-    for k in &seen {
-        if expected.binary_search(k).is_err() {
-            problems.push(format!("left-over duplicate index entry {k:?}"));
+        Ok(true)
+    })?;
+    v.dups_walk(&[BAND], &mut |k, val| {
+        let band = usize::from(k.get(1).copied().unwrap_or(u8::MAX));
+        let doc = match key_at(k, 4) {
+            Some(key) => get_doc(v, &key)?,
+            None => None,
+        };
+        let ok = band < BANDS
+            && doc.is_some_and(|d| {
+                k.get(..4) == Some(&band_prefix(band, d.fp.simhash)[..])
+                    && val == d.fp.simhash.to_le_bytes()
+            });
+        if !ok {
+            problems.push(format!("left-over band entry {k:?}"));
         }
-    }
+        Ok(true)
+    })?;
+    v.dups_walk(&[TEXT], &mut |k, val| {
+        let doc = match Key::from_slice(val) {
+            Some(key) => get_doc(v, &key)?,
+            None => None,
+        };
+        if !doc.is_some_and(|d| d.mark.is_none() && k.get(1..) == Some(&d.fp.text[..])) {
+            problems.push(format!("left-over text entry {k:?}"));
+        }
+        Ok(true)
+    })?;
+    v.dups_walk(&[MEMBER], &mut |k, _| {
+        let (first, member) = (key_at(k, 1), key_at(k, 1 + KEY_LEN));
+        let doc = match member {
+            Some(m) if k.len() == 1 + 2 * KEY_LEN => get_doc(v, &m)?,
+            _ => None,
+        };
+        if first.is_none() || doc.and_then(|d| d.mark).map(|m| m.first) != first {
+            problems.push(format!("left-over cluster entry {k:?}"));
+        }
+        Ok(true)
+    })?;
     Ok(problems)
 }
 
