@@ -595,16 +595,8 @@ pub struct Size {
 
 /// The size of [`Table::Dups`] in the snapshot `rd`.
 pub fn size(rd: &Read<'_>) -> Result<Size> {
-    use lmdb::Transaction;
-    let st = rd
-        .txn
-        .stat(rd.store.table(Table::Dups))
-        .map_err(|e| rd.store.err("cannot read table size", e))?;
-    let pages = (st.branch_pages() + st.leaf_pages() + st.overflow_pages()) as u64;
-    Ok(Size {
-        entries: st.entries() as u64,
-        bytes: pages * u64::from(st.page_size()),
-    })
+    let (entries, bytes) = rd.table_size(Table::Dups)?;
+    Ok(Size { entries, bytes })
 }
 
 #[cfg(test)]
