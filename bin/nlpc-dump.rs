@@ -28,7 +28,7 @@ fn main() {
     match dump::dump(&st, &cache, &arch, &cfg) {
         Ok(r) => info!(
             "dumped {} pages, {} versions ({} revisits), {} missing, {} WARC bytes, {} text files, \
-             {} documents, {} exported before",
+             {} documents, {} exported before, {} duplicates left out",
             r.records,
             r.versions,
             r.revisits,
@@ -36,7 +36,8 @@ fn main() {
             r.warc_bytes,
             r.text_files,
             r.documents,
-            r.skipped
+            r.skipped,
+            r.duplicates
         ),
         Err(e) => daemon::fail(NAME, e),
     }

@@ -70,6 +70,15 @@ fn main() {
         let cache = Cache::new(&o.common.cache);
         let arch = Archive::new(&o.common.archive);
         print_history(&rd, &cache, &arch, u, json, &mut out)
+    } else if let Some(u) = &cfg.cluster {
+        find(&rd, u).and_then(|(key, _)| {
+            for line in list::cluster_lines(&rd, &key, json)? {
+                if !list::emit(&mut out, &line)? {
+                    break;
+                }
+            }
+            Ok(())
+        })
     } else if cfg.counts {
         list::counts(&rd, sel).and_then(|counts| {
             let total: u64 = counts.iter().map(|(_, n)| n).sum();
@@ -90,11 +99,7 @@ fn main() {
         })
     } else {
         sel.walk(&rd, |k, r| {
-            let line = if json {
-                list::json_line(&k, &r)
-            } else {
-                list::tsv_line(&r)
-            };
+            let line = list::record_line(&rd, &k, &r, json)?;
             list::emit(&mut out, &line)
         })
     };
@@ -143,17 +148,7 @@ fn print_history(
     json: bool,
     out: &mut impl Write,
 ) -> nlpcrawl::Result<()> {
-    let mut found = rd.lookup(given)?;
-    if found.is_none() {
-        if let Ok(n) = url::normalise(given) {
-            found = rd.lookup(&url::strip_session_ids(n))?;
-        }
-    }
-    let Some((key, rec)) = found else {
-        return Err(nlpcrawl::Error::Input(format!(
-            "{given}: not in the database"
-        )));
-    };
+    let (key, rec) = find(rd, given)?;
     for h in list::history(rd, cache, arch, &key, &rec)? {
         let line = if json {
             list::history_json(&rec.url, &h)
@@ -165,6 +160,20 @@ fn print_history(
         }
     }
     Ok(())
+}
+
+/// The record of a URL as given, or normalised as the crawl stores it.
+fn find(
+    rd: &Read<'_>,
+    given: &str,
+) -> nlpcrawl::Result<(store::Key, nlpcrawl::store::record::Record)> {
+    let mut found = rd.lookup(given)?;
+    if found.is_none() {
+        if let Ok(n) = url::normalise(given) {
+            found = rd.lookup(&url::strip_session_ids(n))?;
+        }
+    }
+    found.ok_or_else(|| nlpcrawl::Error::Input(format!("{given}: not in the database")))
 }
 
 /// `--check`: one line per problem, a summary, and exit 1 if any.

@@ -8,9 +8,11 @@ use std::borrow::Cow;
 use crate::document::charset::{self, Kind};
 use crate::document::extract::{self, Block, BlockKind};
 use crate::document::text;
+use crate::error::Result;
 use crate::store::archive::Version;
+use crate::store::dups;
 use crate::store::record::Record;
-use crate::store::Key;
+use crate::store::{Key, Read};
 
 /// A page's text and what is known of it.
 #[derive(Clone, Debug)]
@@ -64,12 +66,13 @@ impl Document {
 }
 
 /// The URL of the first copy of the page under `key`, which the page
-/// duplicates; None when it is the first or only copy.
-///
-/// The duplicate index fills this in; until it is wired in, every page
-/// counts as the only copy of its text.
-pub fn duplicate_of(_key: &Key, _rec: &Record) -> Option<String> {
-    None
+/// duplicates (exactly or nearly, `store::dups`); None when it is the
+/// first or only copy of its text.
+pub fn duplicate_of(rd: &Read<'_>, key: &Key) -> Result<Option<String>> {
+    let Some(m) = dups::duplicate_of(rd, key)? else {
+        return Ok(None);
+    };
+    Ok(rd.get(&m.first)?.map(|r| r.url))
 }
 
 /// The main text of a decoded body; a page with none (a menu, a form, a
@@ -114,11 +117,11 @@ pub fn decode<'a>(
 
 /// The document of one version; None when it is not a text document.
 pub fn document(
-    key: &Key,
     rec: &Record,
     v: &Version,
     current: bool,
     body: &[u8],
+    duplicate_of: Option<String>,
 ) -> Option<Document> {
     let (kind, det, doc) = decode(rec, v, body)?;
     let (title, blocks) = blocks_of(&doc, kind);
@@ -136,7 +139,7 @@ pub fn document(
             _ => None,
         },
         dict_ratio: f64::from(rec.dict_ratio) / 1000.0,
-        duplicate_of: duplicate_of(key, rec),
+        duplicate_of,
         hash: v.hash.iter().map(|x| format!("{x:02x}")).collect(),
         current,
         blocks,

@@ -19,6 +19,7 @@ use crate::output::corpus::{self, Document};
 use crate::output::file::Output;
 use crate::output::formats::{self, Formats};
 use crate::output::incremental::Incremental;
+use crate::output::paragraphs::Seen;
 use crate::output::warc::{self, Writer};
 use crate::run::clock;
 use crate::run::options::Parsed;
@@ -26,7 +27,7 @@ use crate::store::archive::{self, Archive, Version};
 use crate::store::cache::{self, Cache};
 use crate::store::record::{Record, State};
 use crate::store::select::Selector;
-use crate::store::{Key, Store};
+use crate::store::{dups, Key, Read, Store};
 use crate::{debug, info};
 
 /// The states whose records make up the corpus.
@@ -52,6 +53,11 @@ pub struct Config {
     /// `--cursor`: only records changed since the last export with this
     /// cursor, which the dump then advances.
     pub cursor: Option<String>,
+    /// `--duplicates`: exact and near duplicates too.
+    pub duplicates: bool,
+    /// `--dedup-paragraphs`: paragraphs written once are left out of later
+    /// texts (`output::paragraphs`).
+    pub dedup_paragraphs: bool,
 }
 
 impl Config {
@@ -82,7 +88,14 @@ impl Config {
                 })
                 .transpose()?,
             cursor: o.text("cursor").filter(|t| !t.is_empty()),
+            duplicates: o.flag("duplicates"),
+            dedup_paragraphs: o.flag("dedup-paragraphs"),
         };
+        if cfg.dedup_paragraphs && cfg.text.is_none() {
+            return Err(Error::Usage(
+                "--dedup-paragraphs applies to the text of --text; give --text".into(),
+            ));
+        }
         if let Some(n) = &cfg.cursor {
             crate::store::cursor::check_name(n)
                 .map_err(|why| Error::Usage(format!("--cursor: {why}")))?;
@@ -129,6 +142,8 @@ pub struct Report {
     pub documents: usize,
     /// Records skipped as exported already by the cursor.
     pub skipped: usize,
+    /// Pages left out as duplicates of a page in the corpus.
+    pub duplicates: usize,
 }
 
 /// One version of a page to dump.
@@ -380,6 +395,8 @@ struct TextSink {
     dir: PathBuf,
     index: BufWriter<File>,
     out: Output,
+    /// The paragraphs written, with `--dedup-paragraphs`.
+    paragraphs: Option<Seen>,
 }
 
 /// The language confidence of a record, 0 to 1 with three decimals, or
@@ -393,13 +410,14 @@ fn confidence(r: &Record) -> String {
 }
 
 impl TextSink {
-    fn open(dir: &Path) -> Result<TextSink> {
+    fn open(dir: &Path, dedup_paragraphs: bool) -> Result<TextSink> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create directory", e))?;
         let (out, f) = Output::create(&dir.join("index.tsv"))?;
         Ok(TextSink {
             dir: dir.to_path_buf(),
             index: BufWriter::new(f),
             out,
+            paragraphs: dedup_paragraphs.then(Seen::default),
         })
     }
 
@@ -416,12 +434,23 @@ impl TextSink {
         // The main text, a block a line; a page with none (a menu, a
         // form, a page of a few words) keeps all its visible text, on one
         // line, as nlpc-vrfy judged it.
+        let mut blocks = doc.blocks.clone();
+        if let Some(seen) = self.paragraphs.as_mut() {
+            let had = blocks.len();
+            if had > 0 && seen.drop_repeated(&mut blocks) == had {
+                debug!(
+                    "{}: every paragraph written before, no text file",
+                    it.rec.url
+                );
+                return Ok(false);
+            }
+        }
         let mut text = String::new();
-        for b in &doc.blocks {
+        for b in &blocks {
             text.push_str(&b.text);
             text.push('\n');
         }
-        if doc.blocks.is_empty() {
+        if blocks.is_empty() {
             text.push('\n');
         }
         let host = match it.rec.host() {
@@ -488,7 +517,7 @@ impl Sinks {
                 s.warc = Some(WarcSink::open(p, cfg)?);
             }
             if let Some(d) = &cfg.text {
-                s.text = Some(TextSink::open(d)?);
+                s.text = Some(TextSink::open(d, cfg.dedup_paragraphs)?);
             }
             s.formats = Formats::open(&cfg.formats)?;
             Ok(())
@@ -560,6 +589,23 @@ fn sync_tree(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Whether a selected record is exported: not when it is an exact or near
+/// duplicate of a page in the corpus (`store::dups`), unless
+/// `--duplicates` asks for those too. Every output format goes through
+/// this one test.
+pub fn exported(rd: &Read<'_>, key: &Key, rec: &Record, cfg: &Config) -> Result<bool> {
+    if cfg.duplicates {
+        return Ok(true);
+    }
+    match dups::covered(rd, key, &CORPUS)? {
+        Some(m) => {
+            debug!("{}: {} duplicate, skipped", rec.url, m.kind);
+            Ok(false)
+        }
+        None => Ok(true),
+    }
+}
+
 /// Dumps the selected records of one snapshot of `store`; with a cursor,
 /// advances it once every file is in place.
 pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Result<Report> {
@@ -596,6 +642,10 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
             return Ok(true);
         }
         if !inc.wanted(&key, &rec) {
+            return Ok(true);
+        }
+        if !exported(&rd, &key, &rec, cfg)? {
+            rep.duplicates += 1;
             return Ok(true);
         }
         let mut items: Vec<Item<'_>> = Vec::new();
@@ -646,7 +696,8 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
             // Decoded and extracted once for the text tree and the
             // corpus formats alike.
             let doc = if sinks.text.is_some() || sinks.formats.any() {
-                corpus::document(it.key, it.rec, &it.v, it.current, &body)
+                let dup = corpus::duplicate_of(&rd, it.key)?;
+                corpus::document(it.rec, &it.v, it.current, &body, dup)
             } else {
                 None
             };

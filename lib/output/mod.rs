@@ -1,7 +1,8 @@
 //! What leaves the database for people and programs: `list` (records,
 //! counts, history), `dump` (the corpus as text files and WARC, and in the
 //! corpus formats: `jsonl`, `vert`, `wet`, each from a `corpus` document)
-//! and the WARC writer. Read-only but for the export cursors
+//! the paragraphs a dump has written (`paragraphs`) and the WARC writer.
+//! Read-only but for the export cursors
 //! (`incremental`); uses the stages' filters and everything below.
 
 pub mod corpus;
@@ -12,6 +13,7 @@ pub mod hosts;
 pub mod incremental;
 pub mod jsonl;
 pub mod list;
+pub mod paragraphs;
 pub mod vert;
 pub mod warc;
 pub mod wet;

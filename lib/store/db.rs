@@ -14,7 +14,8 @@
 //! - `meta`: the format version, the crawl's stored settings under
 //!   `setting:NAME` keys (see [`SETTING`]), and nlpc-dump's export cursors
 //!   under `cursor:NAME` (`store::cursor`);
-//! - free-form tables ([`Table`]) that other modules encode themselves.
+//! - free-form tables ([`Table`]) that other modules encode themselves,
+//!   `dups` among them (duplicate marks, see `store::dups`).
 
 use std::path::{Path, PathBuf};
 
@@ -108,6 +109,8 @@ pub enum Table {
     /// Rejected pages whose links are followed, and the hops of records
     /// reached through them (`store::tunnel`).
     Tunnel,
+    /// Duplicate marks and the near-duplicate index (`store::dups`).
+    Dups,
 }
 
 /// The key prefix of a stored setting in [`Table::Meta`]: `setting:` and
@@ -160,7 +163,7 @@ pub struct Store {
     pub(super) records: lmdb::Database,
     pub(super) index: lmdb::Database,
     pub(super) counters: lmdb::Database,
-    tables: [lmdb::Database; 8],
+    tables: [lmdb::Database; 9],
     hasher: Hasher,
     created: bool,
 }
@@ -275,6 +278,7 @@ impl Store {
             open("quota")?,
             open("yield")?,
             open("tunnel")?,
+            open("dups")?,
         ];
         Ok(Store {
             env,

@@ -10,6 +10,7 @@ pub mod cache;
 mod check;
 pub mod cursor;
 mod db;
+pub mod dups;
 mod guard;
 pub mod harvest;
 mod maint;

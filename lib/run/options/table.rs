@@ -596,6 +596,14 @@ pub static OPTIONS: &[Opt] = &[
         "bytes of text sampled for language detection, 0 for all",
         VRFY,
     ),
+    setting(value(
+        "dup-distance",
+        "bits",
+        "3",
+        int(0, 3),
+        "most bits a near duplicate's SimHash may differ by, 0 to 3",
+        NLPCD | VRFY,
+    )),
     // The selectors of nlpc-up, nlpc-list and nlpc-dump.
     short(
         list(
@@ -699,6 +707,14 @@ pub static OPTIONS: &[Opt] = &[
         "print the stored and archived versions of this URL",
         LIST,
     ),
+    value(
+        "cluster",
+        "url",
+        "",
+        Check::Text,
+        "print the first copy of this URL's text and its duplicates",
+        LIST,
+    ),
     flag(
         "check",
         None,
@@ -799,6 +815,18 @@ pub static OPTIONS: &[Opt] = &[
         "",
         Check::Text,
         "only pages changed since the last export with this cursor, which then advances",
+        DUMP,
+    ),
+    flag(
+        "duplicates",
+        None,
+        "exact and near duplicates too",
+        DUMP,
+    ),
+    flag(
+        "dedup-paragraphs",
+        None,
+        "leave paragraphs written once out of later texts (--text)",
         DUMP,
     ),
 ];
