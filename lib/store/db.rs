@@ -13,6 +13,8 @@
 //!   transaction as every state change, so counts are exact and cheap;
 //! - `meta`: the format version, and the crawl's stored settings under
 //!   `setting:NAME` keys (see [`SETTING`]);
+//! - `series`: the statistics history, time (8 bytes, big-endian) + daemon
+//!   name → JSON counters (see [`crate::store::series`]);
 //! - free-form tables ([`Table`]) that other modules encode themselves.
 
 use std::path::{Path, PathBuf};
@@ -100,6 +102,8 @@ pub enum Table {
     History,
     /// The `meta` table: the format version and the stored settings.
     Meta,
+    /// The statistics history (see [`crate::store::series`]).
+    Series,
 }
 
 /// The key prefix of a stored setting in [`Table::Meta`]: `setting:` and
@@ -152,7 +156,7 @@ pub struct Store {
     pub(super) records: lmdb::Database,
     pub(super) index: lmdb::Database,
     pub(super) counters: lmdb::Database,
-    tables: [lmdb::Database; 5],
+    tables: [lmdb::Database; 6],
     hasher: Hasher,
     created: bool,
 }
@@ -264,6 +268,7 @@ impl Store {
             open("stats")?,
             open("history")?,
             meta,
+            open("series")?,
         ];
         Ok(Store {
             env,

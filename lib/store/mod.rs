@@ -14,6 +14,7 @@ mod maint;
 pub mod record;
 pub mod rep;
 pub mod select;
+pub mod series;
 mod txn;
 
 pub use db::*;

@@ -30,6 +30,7 @@ use crate::web::robots::{self, Entry, Robots};
 use crate::web::url::{self, Base};
 use crate::{debug, info};
 
+mod figures;
 mod options;
 mod queue;
 mod results;
@@ -199,6 +200,7 @@ pub struct Fetcher<'d> {
     /// The last few failures, for the monitors.
     recent: VecDeque<String>,
     published: Instant,
+    figures: figures::Figures,
 }
 
 /// The key under which nlpc-fetch publishes its figures in `Table::Stats`,
@@ -239,6 +241,7 @@ impl<'d> Fetcher<'d> {
             top: HashMap::new(),
             top_since: Instant::now(),
             recent: VecDeque::new(),
+            figures: figures::Figures::new(),
             published: Instant::now(),
         })
     }
@@ -259,6 +262,8 @@ impl<'d> Fetcher<'d> {
         let released = self.release_all();
         res?;
         released?;
+        // The last figures go into the history too.
+        self.write_series(true)?;
         info!(
             "stopped: {} pages, {} bytes, {} errors",
             self.stats.pages, self.stats.bytes, self.stats.errors
@@ -306,6 +311,7 @@ impl<'d> Fetcher<'d> {
             self.monitor();
             if self.published.elapsed() >= Duration::from_secs(1) {
                 self.publish()?;
+                self.write_series(false)?;
             }
             if self.client.in_flight() == 0 && self.queued() == 0 && self.robots_redirects() == 0 {
                 self.commit()?;
