@@ -134,7 +134,7 @@ pub fn check_daemon(p: Program, args: &[OsString]) -> Result<Parsed> {
                 ));
             }
         }
-        Program::Nlpcd | Program::List | Program::Dump => {}
+        Program::Nlpcd | Program::List | Program::Dump | Program::Stat => {}
     }
     Ok(o)
 }

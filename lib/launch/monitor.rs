@@ -16,6 +16,7 @@ use crate::launch::child::Daemon;
 use crate::run::human;
 use crate::stage::fetch::STATS_KEY;
 use crate::store::record::State;
+use crate::store::series::harvest;
 use crate::store::{Store, Table};
 
 const WIDTH: usize = 80;
@@ -91,11 +92,6 @@ impl Snapshot {
     }
 }
 
-/// Accepted over accepted + rejected; None when both are 0.
-pub fn harvest(accepted: u64, rejected: u64) -> Option<f64> {
-    let judged = accepted.saturating_add(rejected);
-    (judged > 0).then(|| accepted as f64 / judged as f64)
-}
 
 /// A line cut to the screen's width, its control characters escaped: host
 /// names, errors and exit reasons come from outside.

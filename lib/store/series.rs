@@ -150,3 +150,11 @@ pub fn record_states(store: &Store, time: u64) -> Result<()> {
     let counts = state_counts(&store.read()?)?;
     record(store, time, STATES, &counts)
 }
+
+/// The harvest rate: accepted over accepted + rejected; None when both
+/// are 0. The monitor and nlpc-stat count (VERIFIED + SCANNED) as
+/// accepted and REJECTED as rejected.
+pub fn harvest(accepted: u64, rejected: u64) -> Option<f64> {
+    let judged = accepted.saturating_add(rejected);
+    (judged > 0).then(|| accepted as f64 / judged as f64)
+}

@@ -14,7 +14,8 @@ const VRFY: u16 = Program::Vrfy.bit();
 const UP: u16 = Program::Up.bit();
 const LIST: u16 = Program::List.bit();
 const DUMP: u16 = Program::Dump.bit();
-const EVERY: u16 = NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP;
+const STAT: u16 = Program::Stat.bit();
+const EVERY: u16 = NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP | STAT;
 const SELECTORS: u16 = UP | LIST | DUMP;
 
 /// Content types nlpc-fetch accepts by default.
@@ -689,6 +690,56 @@ pub static OPTIONS: &[Opt] = &[
         None,
         "earlier versions too, from the archive",
         DUMP,
+    ),
+    // nlpc-stat.
+    flag("csv", None, "print CSV: a header line, then one row a minute", STAT),
+    value(
+        "png",
+        "file",
+        "",
+        Check::Path,
+        "draw the charts into this PNG file",
+        STAT,
+    ),
+    value(
+        "svg",
+        "file",
+        "",
+        Check::Path,
+        "draw the charts into this SVG file",
+        STAT,
+    ),
+    value(
+        "width",
+        "pixels",
+        "1200",
+        int(200, 10_000),
+        "width of the charts",
+        STAT,
+    ),
+    value(
+        "height",
+        "pixels",
+        "900",
+        int(200, 10_000),
+        "height of the charts",
+        STAT,
+    ),
+    value(
+        "since",
+        "time",
+        "",
+        DURATION,
+        "only the history of this last stretch of time, as in 6h or 2d (default all of it)",
+        STAT,
+    ),
+    value(
+        "font",
+        "file",
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        Check::Path,
+        "TrueType font of the charts' text (Debian: fonts-dejavu-core)",
+        STAT,
     ),
 ];
 
