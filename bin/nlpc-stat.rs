@@ -20,7 +20,7 @@ fn main() {
         ..store::Options::default()
     };
     let st = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
-    let rows = stat::load(&st, cfg.from_time(clock::real_now()))
+    let rows = stat::load(&st, cfg.from_time(clock::real_now()), cfg.step)
         .unwrap_or_else(|e| daemon::fail(NAME, e));
     if rows.is_empty() {
         nlpcrawl::info!("no statistics history in {}", o.common.db.display());
@@ -34,7 +34,7 @@ fn main() {
     let text = if cfg.csv {
         stat::csv(&rows)
     } else if cfg.png.is_none() && cfg.svg.is_none() {
-        stat::table(&rows)
+        stat::table(&rows, cfg.step)
     } else {
         return;
     };

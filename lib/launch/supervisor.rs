@@ -17,7 +17,7 @@ use crate::launch::child::{describe, Daemon};
 use crate::launch::monitor::Monitor;
 use crate::store::record::State;
 use crate::run::clock;
-use crate::store::series::{self, EVERY as SERIES_EVERY};
+use crate::store::series;
 use crate::store::Store;
 
 /// The states a record can advance from without the clock's help.
@@ -283,6 +283,8 @@ pub struct Launch {
     /// `--create`: start a new database over an empty or lost one.
     pub create: bool,
     pub monitor: bool,
+    /// How often the counts per state go into the statistics history.
+    pub stat_every: Duration,
     /// Where the daemons' lines go; None leaves them on standard error.
     pub log: Option<PathBuf>,
     /// The settings given on the command line, stored if the crawl begins.
@@ -375,7 +377,7 @@ pub fn run(cfg: Launch) -> Result<()> {
                 idle_checks = 0;
             }
         }
-        if charted.is_none_or(|t| t.elapsed() >= SERIES_EVERY) {
+        if charted.is_none_or(|t| t.elapsed() >= cfg.stat_every) {
             if let Err(e) = series::record_states(&store, clock::real_now()) {
                 break Err(e);
             }

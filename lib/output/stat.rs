@@ -35,6 +35,8 @@ pub struct Config {
     pub width: u32,
     pub height: u32,
     pub since: Option<Duration>,
+    /// Seconds a row spans.
+    pub step: u64,
     pub font: PathBuf,
 }
 
@@ -47,6 +49,7 @@ impl Config {
             width: o.int("width")?,
             height: o.int("height")?,
             since: o.duration_opt("since")?,
+            step: o.duration("step")?.as_secs().max(1),
             font: o
                 .path("font")
                 .unwrap_or_else(|| PathBuf::from(DEFAULT_FONT)),
@@ -60,10 +63,10 @@ impl Config {
     }
 }
 
-/// One minute of the history.
+/// One step (a minute by default) of the history.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Row {
-    /// The start of the minute, Unix seconds.
+    /// The start of the step, Unix seconds.
     pub time: u64,
     /// `DAEMON.COUNTER` → value; the last entry of the minute wins.
     pub values: BTreeMap<String, u64>,
@@ -98,11 +101,13 @@ fn growth(prev: u64, cur: u64) -> u64 {
     }
 }
 
-/// The entries gathered into one row a minute, with the derived figures.
-pub fn rows(entries: &[Entry]) -> Vec<Row> {
+/// The entries gathered into one row per `step` seconds, with the derived
+/// figures.
+pub fn rows(entries: &[Entry], step: u64) -> Vec<Row> {
+    let step = step.max(1);
     let mut by_minute: BTreeMap<u64, Row> = BTreeMap::new();
     for e in entries {
-        let minute = e.time - e.time % 60;
+        let minute = e.time - e.time % step;
         let row = by_minute.entry(minute).or_insert_with(|| Row {
             time: minute,
             ..Row::default()
@@ -153,7 +158,7 @@ fn opt_f(x: Option<f64>, places: usize) -> String {
     x.map_or_else(String::new, |v| format!("{v:.places$}"))
 }
 
-/// CSV: a header line, then one row a minute. `time` is RFC 3339 (UTC);
+/// CSV: a header line, then one row a step (a minute by default). `time` is RFC 3339 (UTC);
 /// counters are exact; a counter no daemon wrote that minute is empty.
 pub fn csv(rows: &[Row]) -> String {
     let cols = columns(rows);
@@ -183,8 +188,9 @@ pub fn csv(rows: &[Row]) -> String {
 
 /// The table for people: the time (UTC), pages fetched, pages a second,
 /// bytes, errors, the records per state (states that were ever non-zero),
-/// and the harvest rate; in human units.
-pub fn table(rows: &[Row]) -> String {
+/// and the harvest rate; in human units. Times show seconds when `step`
+/// is not whole minutes.
+pub fn table(rows: &[Row], step: u64) -> String {
     let states: Vec<State> = State::ALL
         .into_iter()
         .filter(|s| rows.iter().any(|r| r.state(*s).unwrap_or(0) > 0))
@@ -199,7 +205,7 @@ pub fn table(rows: &[Row]) -> String {
     let mut body: Vec<Vec<String>> = Vec::new();
     for r in rows {
         let mut line = vec![
-            minute_text(r.time),
+            time_text(r.time, step),
             r.get(PAGES).map_or_else(dash, human::count),
             r.pages_per_s.map_or_else(dash, human::rate),
             r.get(BYTES).map_or_else(dash, human::bytes),
@@ -248,16 +254,18 @@ pub fn table(rows: &[Row]) -> String {
     out
 }
 
-/// `2026-11-24 14:05`.
-fn minute_text(t: u64) -> String {
+/// `2026-11-24 14:05`, or `2026-11-24 14:05:30` when `step` is not whole
+/// minutes.
+fn time_text(t: u64, step: u64) -> String {
     let iso = clock::iso8601(t);
-    iso.get(..16).unwrap_or(&iso).replace('T', " ")
+    let end = if step % 60 == 0 { 16 } else { 19 };
+    iso.get(..end).unwrap_or(&iso).replace('T', " ")
 }
 
-/// Reads the history at or after `since`.
-pub fn load(store: &crate::store::Store, since: u64) -> Result<Vec<Row>> {
+/// Reads the history at or after `since`, one row per `step` seconds.
+pub fn load(store: &crate::store::Store, since: u64, step: u64) -> Result<Vec<Row>> {
     let rd = store.read()?;
-    Ok(rows(&series::entries(&rd, since)?))
+    Ok(rows(&series::entries(&rd, since)?, step))
 }
 
 /// Reads the font file and makes it the charts' font. A missing font is
@@ -291,8 +299,34 @@ fn chart_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Input(format!("{}: cannot draw the charts: {e}", path.display()))
 }
 
+/// A colour of its own for each state, the same in every chart.
+fn state_colour(s: State) -> RGBColor {
+    const C: [(u8, u8, u8); 13] = [
+        (31, 119, 180),
+        (255, 127, 14),
+        (44, 160, 44),
+        (214, 39, 40),
+        (148, 103, 189),
+        (140, 86, 75),
+        (227, 119, 194),
+        (127, 127, 127),
+        (188, 189, 34),
+        (23, 190, 207),
+        (0, 0, 0),
+        (255, 187, 120),
+        (152, 223, 138),
+    ];
+    let (r, g, b) = C[(s as usize).saturating_sub(1) % C.len()];
+    RGBColor(r, g, b)
+}
+
 /// Draws the four charts into `root`.
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, rows: &[Row], path: &Path) -> Result<()>
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, plotters::coord::Shift>,
+    rows: &[Row],
+    step: u64,
+    path: &Path,
+) -> Result<()>
 where
     DB::ErrorType: 'static,
 {
@@ -300,12 +334,18 @@ where
     root.fill(&WHITE).map_err(err)?;
     let panels = root.split_evenly((2, 2));
     let (t0, t1) = match (rows.first(), rows.last()) {
-        (Some(a), Some(b)) => (a.time as f64, (b.time as f64).max(a.time as f64 + 60.0)),
-        _ => (0.0, 60.0),
+        (Some(a), Some(b)) => (a.time as f64, b.time.max(a.time + step) as f64),
+        _ => (0.0, step as f64),
     };
-    let hhmm = |x: &f64| {
+    // Seconds on the axis when the whole span is under ten minutes.
+    let seconds = t1 - t0 < 600.0;
+    let hhmm = move |x: &f64| {
         let t = x.max(0.0) as u64;
-        format!("{:02}:{:02}", t / 3600 % 24, t / 60 % 60)
+        if seconds {
+            format!("{:02}:{:02}:{:02}", t / 3600 % 24, t / 60 % 60, t % 60)
+        } else {
+            format!("{:02}:{:02}", t / 3600 % 24, t / 60 % 60)
+        }
     };
     let pages: Vec<(f64, f64)> = rows
         .iter()
@@ -341,16 +381,9 @@ where
             .x_desc("UTC")
             .draw()
             .map_err(err)?;
+        // One series: the caption names it.
         chart
             .draw_series(LineSeries::new(data.iter().copied(), color.stroke_width(2)))
-            .map_err(err)?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], color));
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
             .map_err(err)?;
     }
     // Records per state: one line for each state that was ever non-zero.
@@ -379,8 +412,8 @@ where
         .x_desc("UTC")
         .draw()
         .map_err(err)?;
-    for (i, s) in states.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+    for s in &states {
+        let color = state_colour(*s);
         let data: Vec<(f64, f64)> = rows
             .iter()
             .filter_map(|r| Some((r.time as f64, r.state(*s)? as f64)))
@@ -406,14 +439,14 @@ where
 pub fn png(rows: &[Row], path: &Path, cfg: &Config) -> Result<()> {
     use_font(&cfg.font)?;
     let root = BitMapBackend::new(path, (cfg.width, cfg.height)).into_drawing_area();
-    draw(root, rows, path)
+    draw(root, rows, cfg.step, path)
 }
 
 /// Draws the charts of `rows` into the SVG file `path`.
 pub fn svg(rows: &[Row], path: &Path, cfg: &Config) -> Result<()> {
     use_font(&cfg.font)?;
     let root = SVGBackend::new(path, (cfg.width, cfg.height)).into_drawing_area();
-    draw(root, rows, path)
+    draw(root, rows, cfg.step, path)
 }
 
 #[cfg(test)]
@@ -437,7 +470,7 @@ mod tests {
             // Restarted: counts from zero again.
             entry(720, "nlpc-fetch", &[("pages", 30), ("bytes", 600)]),
         ];
-        let r = rows(&e);
+        let r = rows(&e, 60);
         assert_eq!(r.len(), 3);
         assert_eq!(r[0].time, 600);
         assert_eq!(r[0].values.get("nlpcd.SCANNED"), Some(&5));
@@ -446,6 +479,11 @@ mod tests {
         assert_eq!(r[1].pages_per_s, Some(1.0));
         assert_eq!(r[1].bytes_per_s, Some(100.0));
         assert_eq!(r[2].pages_per_s, Some(0.5));
+        // Two minutes a row: the later entry of a daemon in a step wins.
+        let r2 = rows(&e, 120);
+        assert_eq!(r2.iter().map(|r| r.time).collect::<Vec<_>>(), [600, 720]);
+        assert_eq!(r2[0].values.get("nlpc-fetch.pages"), Some(&160));
+        assert_eq!(r2[1].pages_per_s, Some(0.25));
         let c = csv(&r);
         let mut lines = c.lines();
         assert_eq!(

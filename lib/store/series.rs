@@ -1,4 +1,5 @@
-//! The statistics history: once a minute (and when it stops) a daemon
+//! The statistics history: once a minute (`--stat-every`) and when it
+//! stops, a daemon
 //! writes its running counters into [`Table::Series`], for `nlpc-stat`.
 //!
 //! Key: the Unix time in seconds as 8 big-endian bytes, then the daemon's
@@ -16,9 +17,6 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::error::{Error, Result};
 use crate::store::{Read, Store, Table, Write};
-
-/// How often each daemon writes its counters.
-pub const EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// How long every minute's entry is kept.
 pub const FULL: u64 = 2 * 86_400;

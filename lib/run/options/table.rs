@@ -691,8 +691,16 @@ pub static OPTIONS: &[Opt] = &[
         "earlier versions too, from the archive",
         DUMP,
     ),
+    value(
+        "stat-every",
+        "time",
+        "60s",
+        Check::Duration { nonzero: true },
+        "how often nlpcd and nlpc-fetch write their counters into the statistics history",
+        NLPCD | FETCH,
+    ),
     // nlpc-stat.
-    flag("csv", None, "print CSV: a header line, then one row a minute", STAT),
+    flag("csv", None, "print CSV: a header line, then one row a step", STAT),
     value(
         "png",
         "file",
@@ -731,6 +739,14 @@ pub static OPTIONS: &[Opt] = &[
         "",
         DURATION,
         "only the history of this last stretch of time, as in 6h or 2d (default all of it)",
+        STAT,
+    ),
+    value(
+        "step",
+        "time",
+        "60s",
+        Check::Duration { nonzero: true },
+        "one row (one point of the charts) per this much time; the last entry of each daemon in it counts",
         STAT,
     ),
     value(

@@ -122,7 +122,7 @@ impl Fetcher<'_> {
     /// Writes the counters into the history when a minute has passed, or
     /// (`now`) at once.
     pub(super) fn write_series(&mut self, now: bool) -> Result<()> {
-        if !now && self.figures.series_at.elapsed() < series::EVERY {
+        if !now && self.figures.series_at.elapsed() < self.cfg.stat_every {
             return Ok(());
         }
         series::record(

@@ -62,6 +62,8 @@ pub struct Config {
     pub admit: Filter,
     /// `-m`: print the monitor once a second.
     pub monitor: bool,
+    /// `--stat-every`: how often the counters go into the history.
+    pub stat_every: Duration,
 }
 
 /// The longest rest between bursts `--fetch-polite` may ask for.

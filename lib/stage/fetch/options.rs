@@ -58,6 +58,7 @@ impl Config {
             max_redirects: o.int("fetch-redirects")?,
             admit: crate::stage::admission(o)?,
             monitor: o.flag("m"),
+            stat_every: o.duration("stat-every")?,
             max_delay: o.duration("fetch-max-delay")?,
         };
         cfg.validate().map_err(Error::Usage)?;
