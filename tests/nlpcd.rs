@@ -424,6 +424,13 @@ fn the_terminal_monitor_fits_80_by_24() {
         fetch.to_string().as_bytes(),
     )
     .unwrap();
+    // And nlpc-resolve: hosts that did not resolve.
+    w.table_put(
+        nlpcrawl::store::Table::Stats,
+        nlpcrawl::stage::resolve::figures::STATS_KEY.as_bytes(),
+        br#"{"unreach": 4}"#,
+    )
+    .unwrap();
     w.commit().unwrap();
     let daemons = [
         "nlpc-scan",
@@ -457,6 +464,8 @@ fn the_terminal_monitor_fits_80_by_24() {
         "in flight 2",
         "queued 3",
         "4 served, 1 resting",
+        "errors 5 ",
+        "DNS 4",
         "nlpc-fetch",
         "recent errors",
     ] {

@@ -225,6 +225,13 @@ fn a_crawl_under_nlpcd_leaves_its_history() {
         assert_eq!(last[col(&format!("nlpcd.{}", s.name()))], n.to_string(), "{s}: {csv}");
     }
     assert!(rd.count(State::Scanned, false).unwrap() > 0);
+    // nlpc-resolve wrote its counts: it resolved the web's hosts.
+    let resolved: u64 = rows
+        .iter()
+        .rev()
+        .find_map(|r| r[col("nlpc-resolve.resolved")].parse().ok())
+        .unwrap();
+    assert!(resolved > 0, "{csv}");
     // nlpc-fetch wrote its totals when it stopped: every page it fetched.
     let fetched = std::fs::read_to_string(&log)
         .unwrap()

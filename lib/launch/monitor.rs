@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::launch::child::Daemon;
 use crate::run::human;
 use crate::stage::fetch::STATS_KEY;
+use crate::stage::resolve::figures::STATS_KEY as RESOLVE_KEY;
 use crate::store::record::State;
 use crate::store::series::harvest;
 use crate::store::{Store, Table};
@@ -61,7 +62,8 @@ pub struct Snapshot {
     pub addresses: u64,
     pub resting: u64,
     pub robots: u64,
-    /// UNREACH records from the fetcher since it started, in all and by kind.
+    /// UNREACH records from the fetcher and the resolver since they
+    /// started, in all and by kind (`dns` for the resolver's).
     pub errors: u64,
     pub kinds: Vec<(String, u64)>,
     /// Hosts with the longest mean answer time in the last minute, in ms.
@@ -320,6 +322,10 @@ impl Monitor {
             .table_get(Table::Stats, STATS_KEY)?
             .and_then(|v| serde_json::from_slice(&v).ok())
             .unwrap_or(serde_json::Value::Null);
+        let resolve: serde_json::Value = rd
+            .table_get(Table::Stats, RESOLVE_KEY.as_bytes())?
+            .and_then(|v| serde_json::from_slice(&v).ok())
+            .unwrap_or(serde_json::Value::Null);
         drop(rd);
         let num = |k: &str| fetch.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
         let (pages, bytes) = (num("pages"), num("bytes"));
@@ -392,6 +398,12 @@ impl Monitor {
                 .iter()
                 .filter_map(|(k, n)| Some((k.clone(), n.as_u64()?)))
                 .collect();
+        }
+        // Hosts that did not resolve: nlpc-resolve's UNREACH records.
+        let dns = resolve.get("unreach").and_then(|v| v.as_u64()).unwrap_or(0);
+        if dns > 0 {
+            snap.errors = snap.errors.saturating_add(dns);
+            snap.kinds.push(("dns".into(), dns));
         }
         let pairs = |key: &str| -> Vec<(String, u64)> {
             fetch

@@ -696,8 +696,8 @@ pub static OPTIONS: &[Opt] = &[
         "time",
         "60s",
         Check::Duration { nonzero: true },
-        "how often nlpcd and nlpc-fetch write their counters into the statistics history",
-        NLPCD | FETCH,
+        "how often nlpcd, nlpc-resolve and nlpc-fetch write their counters into the statistics history",
+        NLPCD | RESOLVE | FETCH,
     ),
     // nlpc-stat.
     flag("csv", None, "print CSV: a header line, then one row a step", STAT),
