@@ -41,7 +41,10 @@ fn main() {
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
-            daemon::fail(NAME, nlpcrawl::Error::io("standard output", "cannot write", e));
+            daemon::fail(
+                NAME,
+                nlpcrawl::Error::io("standard output", "cannot write", e),
+            );
         }
     }
 }

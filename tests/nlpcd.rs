@@ -553,7 +553,11 @@ fn the_terminal_monitor_of_a_running_crawl_fits_and_ends_with_the_final_counts()
     let c = Crawl::new();
     let log = c.tmp.path().join("daemons.log");
     let (mut master, slave) = pty();
-    let mut cmd = nlpcd(&c, &web, &["-m", "--once", "--log", log.to_str().unwrap(), web.seed()]);
+    let mut cmd = nlpcd(
+        &c,
+        &web,
+        &["-m", "--once", "--log", log.to_str().unwrap(), web.seed()],
+    );
     cmd.stdout(slave.try_clone().unwrap());
     let mut child = cmd.spawn().unwrap();
     // Only the child holds the slave now: reading ends when it exits.
@@ -570,7 +574,10 @@ fn the_terminal_monitor_of_a_running_crawl_fits_and_ends_with_the_final_counts()
     let out = String::from_utf8(reader.join().unwrap()).unwrap();
     // The terminal turns each newline into CR LF.
     let out = out.replace("\r\n", "\n");
-    let screens: Vec<&str> = out.split("\x1b[H\x1b[2J").filter(|s| !s.is_empty()).collect();
+    let screens: Vec<&str> = out
+        .split("\x1b[H\x1b[2J")
+        .filter(|s| !s.is_empty())
+        .collect();
     assert!(!screens.is_empty(), "no screen in {out:?}");
     for s in &screens {
         let lines: Vec<&str> = s.lines().collect();
@@ -593,7 +600,15 @@ fn the_terminal_monitor_of_a_running_crawl_fits_and_ends_with_the_final_counts()
         assert!(last.contains(&cell), "{cell} missing from\n{last}");
     }
     assert!(rd.count(State::Scanned, false).unwrap() > 0);
-    for want in ["fetched ", "/s last min", "/s since start", "harvest ", "errors ", "slowest (last min):", "nlpc-fetch"] {
+    for want in [
+        "fetched ",
+        "/s last min",
+        "/s since start",
+        "harvest ",
+        "errors ",
+        "slowest (last min):",
+        "nlpc-fetch",
+    ] {
         assert!(last.contains(want), "{want} missing from\n{last}");
     }
 }

@@ -28,14 +28,23 @@ fn planted(c: &Crawl) -> u64 {
     };
     fetch(m - 7200, 1, 1, 0);
     fetch(m - 120, 10, 500, 1);
-    states(m - 120, &[(State::New, 7), (State::Verified, 3), (State::Rejected, 1)]);
+    states(
+        m - 120,
+        &[(State::New, 7), (State::Verified, 3), (State::Rejected, 1)],
+    );
     fetch(m - 60, 70, 900, 2);
     // Within the same minute: the later entry wins.
     states(m - 60, &[(State::New, 1), (State::Scanned, 1)]);
-    states(m - 60 + 30, &[(State::New, 5), (State::Scanned, 3), (State::Rejected, 1)]);
+    states(
+        m - 60 + 30,
+        &[(State::New, 5), (State::Scanned, 3), (State::Rejected, 1)],
+    );
     // A restarted fetcher: counts from zero again.
     fetch(m, 6, 300, 0);
-    states(m, &[(State::New, 2), (State::Scanned, 8), (State::Rejected, 2)]);
+    states(
+        m,
+        &[(State::New, 2), (State::Scanned, 8), (State::Rejected, 2)],
+    );
     m
 }
 
@@ -63,7 +72,10 @@ fn the_table_and_the_csv_hold_the_planted_numbers() {
     // Without --since the entry of two hours ago is there too.
     let all = stdout(&c.run("nlpc-stat", &["--csv"]));
     assert_eq!(all.lines().count(), 5, "{all}");
-    assert!(all.lines().nth(1).unwrap().starts_with(&iso(m - 7200)), "{all}");
+    assert!(
+        all.lines().nth(1).unwrap().starts_with(&iso(m - 7200)),
+        "{all}"
+    );
 
     let o = c.run("nlpc-stat", &["--since", "1h"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -74,10 +86,18 @@ fn the_table_and_the_csv_hold_the_planted_numbers() {
         .collect();
     let hhmm = |t: u64| iso(t)[11..16].to_string();
     let day = |t: u64| iso(t)[..10].to_string();
-    let want: Vec<Vec<String>> = vec![
+    let want: Vec<Vec<String>> = [
         "time (UTC) pages pages/s bytes errors NEW VERIFIED SCANNED REJECTED harvest",
-        &format!("{} {} 10 - 500 B 1 7 3 - 1 75.0%", day(m - 120), hhmm(m - 120)),
-        &format!("{} {} 70 1.0 900 B 2 5 - 3 1 75.0%", day(m - 60), hhmm(m - 60)),
+        &format!(
+            "{} {} 10 - 500 B 1 7 3 - 1 75.0%",
+            day(m - 120),
+            hhmm(m - 120)
+        ),
+        &format!(
+            "{} {} 70 1.0 900 B 2 5 - 3 1 75.0%",
+            day(m - 60),
+            hhmm(m - 60)
+        ),
         &format!("{} {} 6 0.1 300 B 0 2 - 8 2 80.0%", day(m), hhmm(m)),
     ]
     .iter()
@@ -107,7 +127,11 @@ fn well_formed(svg: &str) -> Result<(), String> {
             }
             continue;
         }
-        let name = tag.split_whitespace().next().unwrap_or("").trim_end_matches('/');
+        let name = tag
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_end_matches('/');
         if stack.is_empty() {
             roots += 1;
         }
@@ -153,8 +177,7 @@ fn the_charts_decode_at_the_asked_size_and_name_their_series() {
     assert_eq!((info.width, info.height), (640, 480));
     // Not a blank canvas: lines and text in several colours.
     let px = info.line_size / info.width as usize;
-    let colours: std::collections::BTreeSet<&[u8]> =
-        buf[..info.buffer_size()].chunks(px).collect();
+    let colours: std::collections::BTreeSet<&[u8]> = buf[..info.buffer_size()].chunks(px).collect();
     assert!(colours.len() > 10, "{} colours", colours.len());
 
     let svg = std::fs::read_to_string(&svg_path).unwrap();
@@ -222,7 +245,11 @@ fn a_crawl_under_nlpcd_leaves_its_history() {
     let last = rows.last().unwrap();
     for s in State::ALL {
         let n = rd.count(s, false).unwrap() + rd.count(s, true).unwrap();
-        assert_eq!(last[col(&format!("nlpcd.{}", s.name()))], n.to_string(), "{s}: {csv}");
+        assert_eq!(
+            last[col(&format!("nlpcd.{}", s.name()))],
+            n.to_string(),
+            "{s}: {csv}"
+        );
     }
     assert!(rd.count(State::Scanned, false).unwrap() > 0);
     // nlpc-resolve wrote its counts: it resolved the web's hosts.

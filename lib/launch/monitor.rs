@@ -88,12 +88,12 @@ impl Snapshot {
     /// SCANNED + REJECTED); None before any was judged.
     pub fn harvest(&self) -> Option<f64> {
         harvest(
-            self.count(State::Verified).saturating_add(self.count(State::Scanned)),
+            self.count(State::Verified)
+                .saturating_add(self.count(State::Scanned)),
             self.count(State::Rejected),
         )
     }
 }
-
 
 /// A line cut to the screen's width, its control characters escaped: host
 /// names, errors and exit reasons come from outside.
@@ -371,7 +371,10 @@ impl Monitor {
                 d(sample.verified, from.verified),
             )
         };
-        let minute = self.samples.front().map_or((0.0, 0.0, 0.0), |s| per_sec(*s));
+        let minute = self
+            .samples
+            .front()
+            .map_or((0.0, 0.0, 0.0), |s| per_sec(*s));
         let start = per_sec(first);
         snap.fetched = Rate {
             minute: minute.0,
@@ -411,7 +414,9 @@ impl Monitor {
                 .and_then(|t| t.as_array())
                 .map(|a| {
                     a.iter()
-                        .filter_map(|e| Some((e.get(0)?.as_str()?.to_string(), e.get(1)?.as_u64()?)))
+                        .filter_map(|e| {
+                            Some((e.get(0)?.as_str()?.to_string(), e.get(1)?.as_u64()?))
+                        })
                         .collect()
                 })
                 .unwrap_or_default()
@@ -421,7 +426,11 @@ impl Monitor {
         snap.recent = fetch
             .get("recent")
             .and_then(|r| r.as_array())
-            .map(|a| a.iter().filter_map(|e| Some(e.as_str()?.to_string())).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|e| Some(e.as_str()?.to_string()))
+                    .collect()
+            })
             .unwrap_or_default();
         snap.daemons = daemons
             .iter()
@@ -493,10 +502,12 @@ mod tests {
             resting: 64_000,
             robots: 1_000_000,
             errors: 5_000_000,
-            kinds: ["timeout", "connect", "tls", "http4xx", "http5xx", "robots", "dns"]
-                .iter()
-                .map(|k| (k.to_string(), 123_456_789))
-                .collect(),
+            kinds: [
+                "timeout", "connect", "tls", "http4xx", "http5xx", "robots", "dns",
+            ]
+            .iter()
+            .map(|k| (k.to_string(), 123_456_789))
+            .collect(),
             slowest: (0..5).map(|i| (format!("{i}{long}"), 95_000)).collect(),
             top: (0..5).map(|i| (format!("{i}{long}"), 99_999)).collect(),
             daemons: [
@@ -515,7 +526,9 @@ mod tests {
                 last_exit: format!("killed by SIGSEGV {long}"),
             })
             .collect(),
-            recent: (0..5).map(|i| format!("http://{i}{long}/: timeout")).collect(),
+            recent: (0..5)
+                .map(|i| format!("http://{i}{long}/: timeout"))
+                .collect(),
         }
     }
 

@@ -15,8 +15,8 @@ use crate::error::{Error, Result};
 use crate::info;
 use crate::launch::child::{describe, Daemon};
 use crate::launch::monitor::Monitor;
-use crate::store::record::State;
 use crate::run::clock;
+use crate::store::record::State;
 use crate::store::series;
 use crate::store::Store;
 

@@ -58,8 +58,7 @@ impl Config {
 
     /// The earliest time of the history to show, as of `now`.
     pub fn from_time(&self, now: u64) -> u64 {
-        self.since
-            .map_or(0, |d| now.saturating_sub(d.as_secs()))
+        self.since.map_or(0, |d| now.saturating_sub(d.as_secs()))
     }
 }
 
@@ -258,7 +257,7 @@ pub fn table(rows: &[Row], step: u64) -> String {
 /// minutes.
 fn time_text(t: u64, step: u64) -> String {
     let iso = clock::iso8601(t);
-    let end = if step % 60 == 0 { 16 } else { 19 };
+    let end = if step.is_multiple_of(60) { 16 } else { 19 };
     iso.get(..end).unwrap_or(&iso).replace('T', " ")
 }
 
@@ -465,7 +464,11 @@ mod tests {
     fn rows_gather_a_minute_and_rates_survive_a_restart() {
         let e = [
             entry(600, "nlpc-fetch", &[("pages", 100), ("bytes", 1000)]),
-            entry(610, "nlpcd", &[("VERIFIED", 3), ("SCANNED", 5), ("REJECTED", 2)]),
+            entry(
+                610,
+                "nlpcd",
+                &[("VERIFIED", 3), ("SCANNED", 5), ("REJECTED", 2)],
+            ),
             entry(660, "nlpc-fetch", &[("pages", 160), ("bytes", 7000)]),
             // Restarted: counts from zero again.
             entry(720, "nlpc-fetch", &[("pages", 30), ("bytes", 600)]),

@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use super::*;
 use crate::store::series;
 
-
 /// Hosts timed per minute at most, so a crawl of many hosts cannot grow
 /// the map without bound; later hosts of the minute go untimed.
 const TIMED_HOSTS: usize = 10_000;
@@ -145,10 +144,16 @@ mod tests {
 
     #[test]
     fn reasons_group_into_kinds() {
-        assert_eq!(error_kind("cannot connect: Connection refused", 0), "connect");
+        assert_eq!(
+            error_kind("cannot connect: Connection refused", 0),
+            "connect"
+        );
         assert_eq!(error_kind("timeout", 0), "timeout");
         assert_eq!(error_kind("too slow", 0), "timeout");
-        assert_eq!(error_kind("transfer failed: SSL certificate problem", 0), "tls");
+        assert_eq!(
+            error_kind("transfer failed: SSL certificate problem", 0),
+            "tls"
+        );
         assert_eq!(error_kind("HTTP 404", 404), "http4xx");
         assert_eq!(error_kind("HTTP 503", 503), "http5xx");
         assert_eq!(error_kind("robots.txt denies all", 0), "robots");
