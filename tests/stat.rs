@@ -272,3 +272,44 @@ fn a_crawl_under_nlpcd_leaves_its_history() {
         .unwrap();
     assert_eq!(pages, fetched as u64, "{csv}");
 }
+
+#[test]
+fn the_history_keeps_two_days_whole_then_one_entry_an_hour_then_nothing() {
+    let c = Crawl::new();
+    let st = c.store();
+    let now = nlpcrawl::run::clock::real_now();
+    let hour = now - now % 3600;
+    let one = |t: u64, d: &str, n: u64| {
+        series::record(&st, t, d, &[("pages".to_string(), n)]).unwrap();
+    };
+    one(now - 401 * 86_400, "nlpc-fetch", 1);
+    // Three days ago, two hours of minutes, for two daemons.
+    let old = hour - 3 * 86_400;
+    for m in 0..120 {
+        one(old + m * 60, "nlpc-fetch", m);
+        one(old + m * 60, "nlpcd", m);
+    }
+    // Yesterday: kept whole.
+    for m in 0..5 {
+        one(now - 86_400 + m * 60, "nlpc-fetch", 1000 + m);
+    }
+    // The write that thins what came before.
+    one(now, "nlpc-fetch", 5000);
+    let rd = st.read().unwrap();
+    let got: Vec<(u64, String, u64)> = series::entries(&rd, 0)
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.time, e.daemon, e.counters["pages"]))
+        .collect();
+    let mut want = Vec::new();
+    for h in [0, 60] {
+        for d in ["nlpc-fetch", "nlpcd"] {
+            want.push((old + h * 60, d.to_string(), h));
+        }
+    }
+    for m in 0..5 {
+        want.push((now - 86_400 + m * 60, "nlpc-fetch".to_string(), 1000 + m));
+    }
+    want.push((now, "nlpc-fetch".to_string(), 5000));
+    assert_eq!(got, want);
+}
