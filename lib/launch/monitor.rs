@@ -163,7 +163,7 @@ fn rates(s: &Snapshot) -> Vec<String> {
             human::percent(s.harvest()),
         ),
         format!(
-            "{}/s   in flight {}  queued {}  addresses: {} served, {} resting",
+            "{}/s fetched  in flight {}  queued {}  addr {} served, {} resting",
             human::bytes(s.bytes.minute as u64),
             human::count(s.in_flight),
             human::count(s.queued),
@@ -252,6 +252,9 @@ pub fn screen(s: &Snapshot) -> Vec<String> {
     lines.extend(rates(s));
     lines.extend(errors(s));
     lines.extend(hosts(s));
+    // Sections so far take at most 21 lines with five daemons; a new one
+    // (per-host yield, say) is a function of the snapshot added here, in
+    // the two lines left, and a field of `Snapshot` filled in `snapshot`.
     lines.extend(daemons(s));
     lines.extend(recent(s));
     lines.iter().take(LINES).map(|l| fit(l)).collect()
@@ -558,7 +561,7 @@ mod tests {
             "987.6/s since start",
             "55.5/s last min",
             "harvest ",
-            "12 GB/s",
+            "12 GB/s fetched",
             "in flight 123.5k",
             "queued 9.9M",
             "timeout 123.5M",
