@@ -84,7 +84,8 @@ impl Config {
                 .text("since")
                 .filter(|t| !t.is_empty())
                 .map(|t| {
-                    clock::parse_time(&t).map_err(|why| Error::Usage(format!("--since: {why}")))
+                    clock::parse_since(&t, clock::now())
+                        .map_err(|why| Error::Usage(format!("--since: {why}")))
                 })
                 .transpose()?,
             cursor: o.text("cursor").filter(|t| !t.is_empty()),

@@ -215,6 +215,24 @@ pub fn parse_time(s: &str) -> Result<u64, String> {
     u64::try_from(local - offset).map_err(|_| format!("{s:?} is before 1970"))
 }
 
+/// Parses the start of a stretch of time ending `now`: a time (RFC 3339 or
+/// Unix seconds, as [`parse_time`]) or a length back from `now` with its
+/// unit (`90m`, `6h`, `2d`). A bare number is Unix seconds.
+pub fn parse_since(s: &str, now: u64) -> Result<u64, String> {
+    let t = s.trim();
+    let mut chars = t.chars();
+    let unit = chars.next_back();
+    let num = chars.as_str();
+    if matches!(unit, Some('s' | 'm' | 'h' | 'd' | 'w'))
+        && !num.is_empty()
+        && num.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    {
+        let d = parse_duration(t)?;
+        return Ok(now.saturating_sub(d.as_secs()));
+    }
+    parse_time(t).map_err(|e| format!("{e}, nor a length of time such as 6h"))
+}
+
 /// Parses a duration: a number with an optional unit, `s` (the default),
 /// `m`, `h`, `d` or `w`; fractions are allowed (`0.5s`).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -248,6 +266,19 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn since_takes_a_time_or_a_length_back() {
+        let now = 1_800_000_000;
+        assert_eq!(parse_since("6h", now), Ok(now - 6 * 3600));
+        assert_eq!(parse_since("2d", now), Ok(now - 2 * 86_400));
+        assert_eq!(parse_since("1700000000", now), Ok(1_700_000_000));
+        assert_eq!(parse_since("1970-01-01T00:01:00Z", now), Ok(60));
+        assert_eq!(parse_since("99999999999w", 5).ok(), None);
+        assert!(parse_since("6x", now).is_err());
+        assert!(parse_since("h", now).is_err());
+        assert!(parse_since("", now).is_err());
+    }
 
     #[test]
     fn iso_and_http_dates() {

@@ -15,7 +15,9 @@
 //!   `setting:NAME` keys (see [`SETTING`]), and nlpc-dump's export cursors
 //!   under `cursor:NAME` (`store::cursor`);
 //! - free-form tables ([`Table`]) that other modules encode themselves,
-//!   `dups` among them (duplicate marks, see `store::dups`).
+//!   `dups` among them (duplicate marks, see `store::dups`);
+//! - `series`: the statistics history, time (8 bytes, big-endian) + daemon
+//!   name → JSON counters (see [`crate::store::series`]).
 
 use std::path::{Path, PathBuf};
 
@@ -111,6 +113,8 @@ pub enum Table {
     Tunnel,
     /// Duplicate marks and the near-duplicate index (`store::dups`).
     Dups,
+    /// The statistics history (see [`crate::store::series`]).
+    Series,
 }
 
 /// The key prefix of a stored setting in [`Table::Meta`]: `setting:` and
@@ -163,7 +167,7 @@ pub struct Store {
     pub(super) records: lmdb::Database,
     pub(super) index: lmdb::Database,
     pub(super) counters: lmdb::Database,
-    tables: [lmdb::Database; 9],
+    tables: [lmdb::Database; 10],
     hasher: Hasher,
     created: bool,
 }
@@ -279,6 +283,7 @@ impl Store {
             open("yield")?,
             open("tunnel")?,
             open("dups")?,
+            open("series")?,
         ];
         Ok(Store {
             env,

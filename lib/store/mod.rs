@@ -18,6 +18,7 @@ pub mod record;
 pub mod rep;
 pub mod scope;
 pub mod select;
+pub mod series;
 pub mod tunnel;
 mod txn;
 

@@ -14,6 +14,7 @@ pub enum Program {
     Up,
     List,
     Dump,
+    Stat,
 }
 
 /// What operands a program takes.
@@ -27,7 +28,7 @@ pub enum Operands {
 }
 
 impl Program {
-    pub const ALL: [Program; 8] = [
+    pub const ALL: [Program; 9] = [
         Program::Nlpcd,
         Program::Scan,
         Program::Resolve,
@@ -36,6 +37,7 @@ impl Program {
         Program::Up,
         Program::List,
         Program::Dump,
+        Program::Stat,
     ];
 
     /// The daemons nlpcd runs, in the order of the crawl.
@@ -57,6 +59,7 @@ impl Program {
             Program::Up => "nlpc-up",
             Program::List => "nlpc-list",
             Program::Dump => "nlpc-dump",
+            Program::Stat => "nlpc-stat",
         }
     }
 
@@ -74,7 +77,7 @@ impl Program {
         match self {
             Program::Nlpcd | Program::Scan => Operands::Many("[url ... | -]"),
             Program::Up | Program::List | Program::Dump => Operands::One("[pattern]"),
-            Program::Resolve | Program::Fetch | Program::Vrfy => Operands::None,
+            Program::Resolve | Program::Fetch | Program::Vrfy | Program::Stat => Operands::None,
         }
     }
 

@@ -14,7 +14,8 @@ const VRFY: u16 = Program::Vrfy.bit();
 const UP: u16 = Program::Up.bit();
 const LIST: u16 = Program::List.bit();
 const DUMP: u16 = Program::Dump.bit();
-const EVERY: u16 = NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP;
+const STAT: u16 = Program::Stat.bit();
+const EVERY: u16 = NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP | STAT;
 const SELECTORS: u16 = UP | LIST | DUMP;
 
 /// Content types nlpc-fetch accepts by default.
@@ -802,12 +803,54 @@ pub static OPTIONS: &[Opt] = &[
         DUMP,
     ),
     value(
+        "stat-every",
+        "time",
+        "60s",
+        Check::Duration { nonzero: true },
+        "how often nlpcd, nlpc-resolve and nlpc-fetch write their counters into the statistics history",
+        NLPCD | RESOLVE | FETCH,
+    ),
+    // nlpc-stat.
+    flag("csv", None, "print CSV: a header line, then one row a step", STAT),
+    value(
+        "png",
+        "file",
+        "",
+        Check::Path,
+        "draw the charts into this PNG file",
+        STAT,
+    ),
+    value(
+        "svg",
+        "file",
+        "",
+        Check::Path,
+        "draw the charts into this SVG file",
+        STAT,
+    ),
+    value(
+        "width",
+        "pixels",
+        "1200",
+        int(200, 10_000),
+        "width of the charts",
+        STAT,
+    ),
+    value(
+        "height",
+        "pixels",
+        "900",
+        int(200, 10_000),
+        "height of the charts",
+        STAT,
+    ),
+    value(
         "since",
         "time",
         "",
         Check::Text,
-        "only pages whose record changed at or after this time (RFC 3339 or Unix seconds)",
-        DUMP,
+        "only what changed at or after this time: RFC 3339, Unix seconds, or a stretch back from now such as 6h or 2d",
+        DUMP | STAT,
     ),
     value(
         "cursor",
@@ -828,6 +871,22 @@ pub static OPTIONS: &[Opt] = &[
         None,
         "leave paragraphs written once out of later texts (--text)",
         DUMP,
+    ),
+    value(
+        "step",
+        "time",
+        "60s",
+        Check::Duration { nonzero: true },
+        "one row (one point of the charts) per this much time; the last entry of each daemon in it counts",
+        STAT,
+    ),
+    value(
+        "font",
+        "file",
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        Check::Path,
+        "TrueType font of the charts' text (Debian: fonts-dejavu-core)",
+        STAT,
     ),
 ];
 

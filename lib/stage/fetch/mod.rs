@@ -30,6 +30,7 @@ use crate::web::robots::{self, Entry, Robots};
 use crate::web::url::{self, Base};
 use crate::{debug, info};
 
+mod figures;
 mod options;
 mod queue;
 mod results;
@@ -64,6 +65,8 @@ pub struct Config {
     pub yield_rule: crate::store::harvest::Rule,
     /// `-m`: print the monitor once a second.
     pub monitor: bool,
+    /// `--stat-every`: how often the counters go into the history.
+    pub stat_every: Duration,
 }
 
 /// The longest rest between bursts `--fetch-polite` may ask for.
@@ -202,6 +205,7 @@ pub struct Fetcher<'d> {
     /// The last few failures, for the monitors.
     recent: VecDeque<String>,
     published: Instant,
+    figures: figures::Figures,
 }
 
 /// The key under which nlpc-fetch publishes its figures in `Table::Stats`,
@@ -242,6 +246,7 @@ impl<'d> Fetcher<'d> {
             top: HashMap::new(),
             top_since: Instant::now(),
             recent: VecDeque::new(),
+            figures: figures::Figures::new(),
             published: Instant::now(),
         })
     }
@@ -262,6 +267,8 @@ impl<'d> Fetcher<'d> {
         let released = self.release_all();
         res?;
         released?;
+        // The last figures go into the history too.
+        self.write_series(true)?;
         info!(
             "stopped: {} pages, {} bytes, {} errors",
             self.stats.pages, self.stats.bytes, self.stats.errors
@@ -309,6 +316,7 @@ impl<'d> Fetcher<'d> {
             self.monitor();
             if self.published.elapsed() >= Duration::from_secs(1) {
                 self.publish()?;
+                self.write_series(false)?;
             }
             if self.client.in_flight() == 0 && self.queued() == 0 && self.robots_redirects() == 0 {
                 self.commit()?;

@@ -62,6 +62,7 @@ impl Config {
                 min: o.share("yield-min")?,
             },
             monitor: o.flag("m"),
+            stat_every: o.duration("stat-every")?,
             max_delay: o.duration("fetch-max-delay")?,
         };
         cfg.validate().map_err(Error::Usage)?;

@@ -75,6 +75,7 @@ impl Fetcher<'_> {
     pub(super) fn fail(&mut self, r: &mut Record, state: State, reason: String, status: u16) {
         if state == State::Unreach {
             self.stats.errors += 1;
+            self.figures.failed(&reason, status);
             if self.recent.len() == 5 {
                 self.recent.pop_front();
             }

@@ -225,6 +225,8 @@ impl Fetcher<'_> {
         match what {
             InFlight::Robots { origin, hops } => self.robots_done(addr, origin, hops, resp)?,
             InFlight::Page(job) => {
+                let took = resp.finished.saturating_duration_since(resp.started);
+                self.figures.timed(url::host_of(&resp.url), took);
                 // If storing fails (a full disk), the record must still be
                 // returned to its state when the fetcher stops.
                 let held = (*job).clone();

@@ -50,6 +50,7 @@ use crate::{debug, info};
 
 mod cache;
 mod dns;
+pub mod figures;
 
 pub use cache::{HostEntry, Outcome, NO_TTL};
 pub use dns::{parse_nameserver, servers_from_resolv_conf, Resolver, Stats};
@@ -328,13 +329,13 @@ pub fn run_batch(
             );
         }
     }
-    finish_batch(store, lease, &r.inner, &batch, &results)
+    finish_batch(store, lease, &mut r.inner, &batch, &results)
 }
 
 fn finish_batch(
     store: &Store,
     lease: Lease,
-    inner: &Inner,
+    inner: &mut Inner,
     batch: &[(Key, Record)],
     results: &HashMap<String, HostResult>,
 ) -> Result<usize> {
@@ -368,6 +369,9 @@ fn finish_batch(
         if !w.finish(key, &done, lease)? {
             debug!("{}: lease lost, skipped", rec.url);
             continue;
+        }
+        if done.state == State::Unreach {
+            inner.stats.unreach += 1;
         }
         debug!("{} {} {}{}", done.state, rec.url, done.addr, done.reason);
         *per_host.entry(rec.host()).or_default() += 1;
