@@ -16,6 +16,7 @@ use crate::launch::child::Daemon;
 use crate::run::human;
 use crate::stage::fetch::STATS_KEY;
 use crate::stage::resolve::figures::STATS_KEY as RESOLVE_KEY;
+use crate::store::harvest::report as harvest_report;
 use crate::store::record::State;
 use crate::store::series::harvest;
 use crate::store::{Store, Table};
@@ -70,6 +71,9 @@ pub struct Snapshot {
     pub slowest: Vec<(String, u64)>,
     /// Hosts with the most pages in the last minute.
     pub top: Vec<(String, u64)>,
+    /// Hosts of lowest harvest among those with a few pages judged: host,
+    /// pages accepted, pages judged (`store::harvest`).
+    pub low_yield: Vec<(String, u64, u64)>,
     pub daemons: Vec<DaemonLine>,
     /// The last failures, newest last.
     pub recent: Vec<String>,
@@ -221,6 +225,17 @@ fn hosts(s: &Snapshot) -> Vec<String> {
                 .iter()
                 .map(|(h, n)| format!("{} {}", short_host(h), human::count(*n))),
         ),
+        fill(
+            "lowest harvest:",
+            s.low_yield.iter().map(|(h, a, j)| {
+                format!(
+                    "{} {}/{}",
+                    short_host(h),
+                    human::count(*a),
+                    human::count(*j)
+                )
+            }),
+        ),
     ]
 }
 
@@ -252,9 +267,9 @@ pub fn screen(s: &Snapshot) -> Vec<String> {
     lines.extend(rates(s));
     lines.extend(errors(s));
     lines.extend(hosts(s));
-    // Sections so far take at most 21 lines with five daemons; a new one
-    // (per-host yield, say) is a function of the snapshot added here, in
-    // the two lines left, and a field of `Snapshot` filled in `snapshot`.
+    // Sections so far take at most 22 lines with five daemons; a new one
+    // is a function of the snapshot added here, in the line left, and a
+    // field of `Snapshot` filled in `snapshot`.
     lines.extend(daemons(s));
     lines.extend(recent(s));
     lines.iter().take(LINES).map(|l| fit(l)).collect()
@@ -300,7 +315,16 @@ pub struct Monitor {
     last: (u64, u64),
     pub tty: bool,
     started: Instant,
+    /// The lowest-harvest hosts and when they were read: the yield table
+    /// has a row per host, so it is read every [`YIELD_EVERY`], not every
+    /// second.
+    low_yield: Option<(Instant, Vec<(String, u64, u64)>)>,
 }
+
+/// How often the monitor reads the per-host yield table.
+const YIELD_EVERY: Duration = Duration::from_secs(10);
+/// Pages judged before a host's harvest is shown among the lowest.
+const YIELD_SHOWN_AFTER: u64 = 5;
 
 impl Monitor {
     pub fn new(tty: bool) -> Monitor {
@@ -311,6 +335,7 @@ impl Monitor {
             last: (0, 0),
             tty,
             started: Instant::now(),
+            low_yield: None,
         }
     }
 
@@ -329,6 +354,27 @@ impl Monitor {
             .table_get(Table::Stats, RESOLVE_KEY.as_bytes())?
             .and_then(|v| serde_json::from_slice(&v).ok())
             .unwrap_or(serde_json::Value::Null);
+        let stale = self
+            .low_yield
+            .as_ref()
+            .is_none_or(|(at, _)| at.elapsed() >= YIELD_EVERY);
+        if stale {
+            let mut hosts: Vec<(String, u64, u64)> = harvest_report(&rd)?
+                .hosts
+                .into_iter()
+                .filter(|(_, y)| y.fetched >= YIELD_SHOWN_AFTER)
+                .map(|(h, y)| (h, y.accepted, y.fetched))
+                .collect();
+            // Lowest share accepted first (cross-multiplied: no division),
+            // the host with more pages judged first among equals.
+            hosts.sort_by(|a, b| {
+                (u128::from(a.1) * u128::from(b.2))
+                    .cmp(&(u128::from(b.1) * u128::from(a.2)))
+                    .then(b.2.cmp(&a.2))
+            });
+            hosts.truncate(5);
+            self.low_yield = Some((Instant::now(), hosts));
+        }
         drop(rd);
         let num = |k: &str| fetch.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
         let (pages, bytes) = (num("pages"), num("bytes"));
@@ -426,6 +472,11 @@ impl Monitor {
         };
         snap.top = pairs("top");
         snap.slowest = pairs("slowest");
+        snap.low_yield = self
+            .low_yield
+            .as_ref()
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
         snap.recent = fetch
             .get("recent")
             .and_then(|r| r.as_array())
@@ -513,6 +564,9 @@ mod tests {
             .collect(),
             slowest: (0..5).map(|i| (format!("{i}{long}"), 95_000)).collect(),
             top: (0..5).map(|i| (format!("{i}{long}"), 99_999)).collect(),
+            low_yield: (0..5)
+                .map(|i| (format!("{i}{long}"), 0, 1_234_567))
+                .collect(),
             daemons: [
                 "nlpc-scan",
                 "nlpc-resolve",
@@ -568,6 +622,7 @@ mod tests {
             "HTTP 4xx 123.5M",
             "nlpc-up",
             "slowest (last min):  …hhhhhhhhhhhhhhhhhhhhhhh.example 95 s",
+            "lowest harvest:  …hhhhhhhhhhhhhhhhhhhhhhh.example 0/1.2M",
             "recent errors:",
         ] {
             assert!(text.contains(want), "{want} missing from\n{text}");
