@@ -33,6 +33,9 @@ pub struct Rate {
     pub start: f64,
 }
 
+/// A host of low harvest: host, pages accepted, pages judged.
+pub type LowYield = (String, u64, u64);
+
 /// One daemon's line.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DaemonLine {
@@ -73,7 +76,7 @@ pub struct Snapshot {
     pub top: Vec<(String, u64)>,
     /// Hosts of lowest harvest among those with a few pages judged: host,
     /// pages accepted, pages judged (`store::harvest`).
-    pub low_yield: Vec<(String, u64, u64)>,
+    pub low_yield: Vec<LowYield>,
     pub daemons: Vec<DaemonLine>,
     /// The last failures, newest last.
     pub recent: Vec<String>,
@@ -318,7 +321,7 @@ pub struct Monitor {
     /// The lowest-harvest hosts and when they were read: the yield table
     /// has a row per host, so it is read every [`YIELD_EVERY`], not every
     /// second.
-    low_yield: Option<(Instant, Vec<(String, u64, u64)>)>,
+    low_yield: Option<(Instant, Vec<LowYield>)>,
 }
 
 /// How often the monitor reads the per-host yield table.
@@ -359,7 +362,7 @@ impl Monitor {
             .as_ref()
             .is_none_or(|(at, _)| at.elapsed() >= YIELD_EVERY);
         if stale {
-            let mut hosts: Vec<(String, u64, u64)> = harvest_report(&rd)?
+            let mut hosts: Vec<LowYield> = harvest_report(&rd)?
                 .hosts
                 .into_iter()
                 .filter(|(_, y)| y.fetched >= YIELD_SHOWN_AFTER)
