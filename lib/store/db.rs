@@ -385,6 +385,7 @@ impl Store {
             store: self,
             txn,
             deltas: Vec::new(),
+            added: 0,
         })
     }
 
