@@ -289,12 +289,27 @@ impl<'d> Fetcher<'d> {
             }
             self.dispatch(now)?;
             let wait = self.wait_time(now);
-            for r in self.client.poll(wait)? {
-                // Sending the next request before storing this body was
-                // tried and was slower: libcurl's wait then found no socket
-                // to poll and slept (strace), the new transfer apparently
-                // waiting for the host's one connection.
-                self.gate_done(&r);
+            // New READY or DIRTY records wake the wait, and are leased at
+            // the next pass rather than at the next 100 ms fill.
+            let wake = self.d.wake_fd(&[State::Ready, State::Dirty]);
+            let (done, woken) = self.client.poll_or_wake(wait, wake)?;
+            if woken && self.d.drain_wake() {
+                self.want_fill = true;
+            }
+            // Every answer first ends its request at its address, then
+            // the next requests of the bursts leave, over the connections
+            // the answers freed, and only then are the bodies stored: with
+            // many addresses answering at once, storing them all first
+            // held each burst's next request back by as long. Nothing that
+            // takes the database's write lock (a commit, a fill), which
+            // another daemon may hold for a while, comes before them.
+            for r in &done {
+                self.gate_done(r);
+            }
+            if !done.is_empty() {
+                self.dispatch(Instant::now())?;
+            }
+            for r in done {
                 self.handle(r)?;
             }
             if self.outcomes.len() >= 256
