@@ -284,7 +284,7 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "dns-burst",
         "n",
-        "64",
+        "256",
         int(1, MAX),
         "queries to one server before it rests",
         RESOLVE,
@@ -292,7 +292,7 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "dns-pause",
         "time",
-        "5s",
+        "1s",
         DURATION,
         "rest of a server after a burst",
         RESOLVE,
@@ -357,7 +357,7 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "fetch-hosts",
         "n",
-        "64",
+        "512",
         int(1, 1 << 16),
         "addresses served at once",
         NLPCD | FETCH,

@@ -30,6 +30,7 @@ use crate::web::robots::{self, Entry, Robots};
 use crate::web::url::{self, Base};
 use crate::{debug, info};
 
+mod fds;
 mod options;
 mod queue;
 mod results;
@@ -206,7 +207,8 @@ pub struct Fetcher<'d> {
 pub const STATS_KEY: &[u8] = b"nlpc-fetch";
 
 impl<'d> Fetcher<'d> {
-    pub fn new(d: &'d Daemon, cfg: Config) -> Result<Fetcher<'d>> {
+    pub fn new(d: &'d Daemon, mut cfg: Config) -> Result<Fetcher<'d>> {
+        cfg.hosts = fds::fit(cfg.hosts);
         let client = Client::new(cfg.http.clone())?;
         let c = &d.common;
         Ok(Fetcher {
