@@ -403,13 +403,17 @@ impl Daemon {
     /// [`Daemon::idle`] with a wake-up socket: sleeps in poll(2) on it and
     /// on the stop signals until `end`.
     fn sleep(&self, inputs: &[State], end: std::time::Instant) -> Result<bool> {
+        // Emptied before looking, so a commit after the look wakes the
+        // poll below, and one before it is seen by the look.
+        self.drain_wake();
+        if self.waiting(inputs)? {
+            // Work is there that the step just left (its servers rest, its
+            // addresses are taken), or that came meanwhile: look again
+            // soon, as without wake-ups, rather than spin or sleep long.
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            return Ok(self.signals.wait(left.min(WAKE_CHECK)));
+        }
         loop {
-            // Emptied before looking, so a commit after the look wakes the
-            // poll below, and one before it is seen by the look.
-            self.drain_wake();
-            if self.waiting(inputs)? {
-                return Ok(false);
-            }
             if self.signals.stopping() {
                 return Ok(true);
             }
@@ -445,6 +449,10 @@ impl Daemon {
                 if e.kind() != std::io::ErrorKind::Interrupted {
                     return Err(Error::Input(format!("waiting for work: poll: {e}")));
                 }
+            }
+            if fds[0].revents != 0 {
+                self.drain_wake();
+                return Ok(false);
             }
         }
     }

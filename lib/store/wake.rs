@@ -98,10 +98,16 @@ fn sender() -> Option<&'static UnixDatagram> {
         .as_ref()
 }
 
-/// Wakes every process waiting under `db` for one of the states in
-/// `added` (a [`mask`]). Never blocks; every failure is ignored (see the
-/// module comment for why that is safe).
+/// Wakes every other process waiting under `db` for one of the states in
+/// `added` (a [`mask`]); not this one, which is awake and would only wake
+/// itself by giving back records it cannot use yet. Never blocks; every
+/// failure is ignored (see the module comment for why that is safe).
 pub fn notify(db: &Path, added: u32) {
+    notify_but(db, added, std::process::id())
+}
+
+/// [`notify`], sparing the process `me`.
+fn notify_but(db: &Path, added: u32, me: u32) {
     if added == 0 {
         return;
     }
@@ -113,14 +119,14 @@ pub fn notify(db: &Path, added: u32) {
     };
     for e in entries.flatten() {
         let name = e.file_name();
-        let Some(m) = name
+        let Some((pid, m)) = name
             .to_str()
             .and_then(|n| n.split_once('.'))
-            .and_then(|(_, m)| u32::from_str_radix(m, 16).ok())
+            .and_then(|(p, m)| Some((p.parse::<u32>().ok()?, u32::from_str_radix(m, 16).ok()?)))
         else {
             continue;
         };
-        if m & added == 0 {
+        if m & added == 0 || pid == me {
             continue;
         }
         let path = e.path();
@@ -143,11 +149,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let w = Waiter::bind(dir.path(), &[State::Ready, State::Dirty]).unwrap();
         assert!(!w.drain());
-        notify(dir.path(), mask(&[State::Fresh]));
+        notify_but(dir.path(), mask(&[State::Fresh]), 0);
         assert!(!w.drain(), "FRESH is not READY or DIRTY");
-        notify(dir.path(), mask(&[State::Dirty]));
+        notify_but(dir.path(), mask(&[State::Dirty]), 0);
         assert!(w.drain());
         assert!(!w.drain(), "drained");
+        // Its own commits do not wake a process.
+        notify(dir.path(), mask(&[State::Dirty]));
+        assert!(!w.drain(), "woken by itself");
     }
 
     #[test]
@@ -160,7 +169,7 @@ mod tests {
         let stale = wake.join("4000000.2");
         drop(UnixDatagram::bind(&stale).unwrap());
         assert!(stale.exists());
-        notify(dir.path(), mask(&[State::New]));
+        notify_but(dir.path(), mask(&[State::New]), 0);
         assert!(!stale.exists());
         // A waiter that leaves takes its socket with it.
         let w = Waiter::bind(dir.path(), &[State::New]).unwrap();
@@ -176,7 +185,7 @@ mod tests {
         let w = Waiter::bind(dir.path(), &[State::New]).unwrap();
         // Far more than any socket queue holds.
         for _ in 0..10_000 {
-            notify(dir.path(), mask(&[State::New]));
+            notify_but(dir.path(), mask(&[State::New]), 0);
         }
         assert!(w.drain());
     }

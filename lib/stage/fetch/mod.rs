@@ -298,21 +298,21 @@ impl<'d> Fetcher<'d> {
             if woken && self.d.drain_wake() {
                 self.want_fill = true;
             }
-            // Every answer first ends its request at its address, then
-            // the next requests of the bursts leave, over the connections
-            // the answers freed, and only then are the bodies stored: with
-            // many addresses answering at once, storing them all first
-            // held each burst's next request back by as long. Nothing that
-            // takes the database's write lock (a commit, a fill), which
-            // another daemon may hold for a while, comes before them.
-            for r in &done {
-                self.gate_done(r);
-            }
-            if !done.is_empty() {
-                self.dispatch(Instant::now())?;
-            }
+            // The answers end their requests and are stored; then the next
+            // requests of the bursts leave, put on the wire at once, before
+            // anything that takes the database's write lock (a commit, a
+            // fill), which another daemon may hold for a while. Sending
+            // them before storing the bodies was tried and was slower:
+            // libcurl's wait then found no socket to poll and slept
+            // (strace), the new transfer apparently waiting for the host's
+            // one connection.
+            let answered = !done.is_empty();
             for r in done {
+                self.gate_done(&r);
                 self.handle(r)?;
+            }
+            if answered {
+                self.dispatch(Instant::now())?;
             }
             if self.outcomes.len() >= 256
                 || (!self.outcomes.is_empty()
