@@ -405,6 +405,7 @@ impl Store {
             store: self,
             txn,
             deltas: Vec::new(),
+            added: 0,
         })
     }
 

@@ -334,7 +334,7 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "dns-burst",
         "n",
-        "64",
+        "256",
         int(1, MAX),
         "queries to one server before it rests",
         RESOLVE,
@@ -342,7 +342,7 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "dns-pause",
         "time",
-        "5s",
+        "1s",
         DURATION,
         "rest of a server after a burst",
         RESOLVE,
@@ -423,7 +423,7 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "fetch-hosts",
         "n",
-        "64",
+        "512",
         int(1, 1 << 16),
         "addresses served at once",
         NLPCD | FETCH,

@@ -30,6 +30,7 @@ use crate::web::robots::{self, Entry, Robots};
 use crate::web::url::{self, Base};
 use crate::{debug, info};
 
+mod fds;
 mod figures;
 mod options;
 mod queue;
@@ -213,7 +214,8 @@ pub struct Fetcher<'d> {
 pub const STATS_KEY: &[u8] = b"nlpc-fetch";
 
 impl<'d> Fetcher<'d> {
-    pub fn new(d: &'d Daemon, cfg: Config) -> Result<Fetcher<'d>> {
+    pub fn new(d: &'d Daemon, mut cfg: Config) -> Result<Fetcher<'d>> {
+        cfg.hosts = fds::fit(cfg.hosts);
         let client = Client::new(cfg.http.clone())?;
         let c = &d.common;
         Ok(Fetcher {
@@ -299,13 +301,28 @@ impl<'d> Fetcher<'d> {
             }
             self.dispatch(now)?;
             let wait = self.wait_time(now);
-            for r in self.client.poll(wait)? {
-                // Sending the next request before storing this body was
-                // tried and was slower: libcurl's wait then found no socket
-                // to poll and slept (strace), the new transfer apparently
-                // waiting for the host's one connection.
+            // New READY or DIRTY records wake the wait, and are leased at
+            // the next pass rather than at the next 100 ms fill.
+            let wake = self.d.wake_fd(&[State::Ready, State::Dirty]);
+            let (done, woken) = self.client.poll_or_wake(wait, wake)?;
+            if woken && self.d.drain_wake() {
+                self.want_fill = true;
+            }
+            // The answers end their requests and are stored; then the next
+            // requests of the bursts leave, put on the wire at once, before
+            // anything that takes the database's write lock (a commit, a
+            // fill), which another daemon may hold for a while. Sending
+            // them before storing the bodies was tried and was slower:
+            // libcurl's wait then found no socket to poll and slept
+            // (strace), the new transfer apparently waiting for the host's
+            // one connection.
+            let answered = !done.is_empty();
+            for r in done {
                 self.gate_done(&r);
                 self.handle(r)?;
+            }
+            if answered {
+                self.dispatch(Instant::now())?;
             }
             if self.outcomes.len() >= 256
                 || (!self.outcomes.is_empty()

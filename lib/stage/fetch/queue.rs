@@ -456,16 +456,18 @@ impl Fetcher<'_> {
         if self.want_fill {
             w = w.min(Duration::from_millis(2));
         }
-        if self.client.in_flight() == 0 {
-            for a in self.addrs.values() {
-                if !a.jobs.is_empty() && !a.gate.in_burst() {
-                    w = w.min(a.gate.next_start().saturating_duration_since(now));
-                }
+        // Also while requests are in flight: a burst due meanwhile leaves
+        // on time rather than at the next answer. A burst already due that
+        // did not leave waits for something else (its robots.txt, a
+        // Crawl-delay), which ends the wait by itself.
+        for a in self.addrs.values() {
+            if !a.jobs.is_empty() && !a.gate.in_burst() && a.gate.next_start() > now {
+                w = w.min(a.gate.next_start().saturating_duration_since(now));
             }
-            for t in self.origin_next.values() {
-                if *t > now {
-                    w = w.min(t.saturating_duration_since(now));
-                }
+        }
+        for t in self.origin_next.values() {
+            if *t > now {
+                w = w.min(t.saturating_duration_since(now));
             }
         }
         w

@@ -56,11 +56,14 @@ pub use cache::{HostEntry, Outcome, NO_TTL};
 pub use dns::{parse_nameserver, servers_from_resolv_conf, Resolver, Stats};
 use dns::{target, Cached, Inner, Target};
 
-/// Default queries to one server per burst.
-pub const DEFAULT_BURST: u32 = 64;
+/// Default queries to one server per burst: with [`DEFAULT_PAUSE`], 256
+/// queries a second at most, well under the per-client limits public
+/// recursive resolvers state (about a thousand a second and more), and
+/// enough that names do not hold back a broad crawl of 512 addresses.
+pub const DEFAULT_BURST: u32 = 256;
 
 /// Default rest of a server after a burst.
-pub const DEFAULT_PAUSE: Duration = Duration::from_secs(5);
+pub const DEFAULT_PAUSE: Duration = Duration::from_secs(1);
 
 /// Default queries in flight to one server.
 pub const DEFAULT_CONCURRENCY: usize = 16;
