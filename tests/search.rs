@@ -321,7 +321,14 @@ fn concordance_and_frequencies_are_exact() {
     let kwic = search(
         &c,
         &[
-            "--kwic", "--width", "12", "--sort", "right", "--limit", "0", "zāle",
+            "--kwic",
+            "--context",
+            "12",
+            "--sort",
+            "right",
+            "--limit",
+            "0",
+            "zāle",
         ],
     );
     assert_eq!(
@@ -332,7 +339,14 @@ fn concordance_and_frequencies_are_exact() {
     let kwic = search(
         &c,
         &[
-            "--kwic", "--width", "12", "--sort", "left", "--limit", "0", "zāle",
+            "--kwic",
+            "--context",
+            "12",
+            "--sort",
+            "left",
+            "--limit",
+            "0",
+            "zāle",
         ],
     );
     let hits: Vec<&str> = kwic

@@ -49,7 +49,7 @@ impl Config {
             json: o.flag("json"),
             kwic: o.flag("kwic"),
             freq,
-            width: o.int("width")?,
+            width: o.int("context")?,
             sort: Sort::parse(&o.text("sort").unwrap_or_default())?,
             fold: o.flag("fold"),
             limit: o.int("limit")?,

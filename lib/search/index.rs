@@ -23,8 +23,9 @@ use crate::run::options::Parsed;
 use crate::search::schema::{self, index_error, Fields};
 use crate::store::cache::Cache;
 use crate::store::changes::Event;
+use crate::store::dups;
 use crate::store::record::{Record, State};
-use crate::store::{Key, Store};
+use crate::store::{Key, Read, Store};
 use crate::{debug, info};
 
 /// How nlpc-index works.
@@ -70,12 +71,13 @@ impl Config {
     }
 }
 
-/// Near-duplicates are indexed once: true for a page whose text is a near
-/// duplicate of a page already indexed. The duplicate marks are made by
-/// another part of the crawl; until they are wired here every page is
-/// indexed.
-fn skip_as_duplicate(_store: &Store, _key: &Key, _rec: &Record) -> bool {
-    false
+/// Each text is indexed once: true for a page marked an exact or near
+/// duplicate of another (`store::dups`), whose first copy is indexed in its
+/// place. A mark always names a page still in the database, and when a
+/// cluster is re-formed its members are logged again (`dups::forget`), so
+/// the index follows the marks.
+fn skip_as_duplicate(rd: &Read<'_>, key: &Key) -> Result<bool> {
+    Ok(dups::duplicate_of(rd, key)?.is_some())
 }
 
 /// The committed cursor in a commit payload.
@@ -166,7 +168,7 @@ impl Indexer {
                 Event::Removed => None,
             };
             let doc = match rec {
-                Some(r) if INDEXED.contains(&r.state) && !skip_as_duplicate(store, &c.key, &r) => {
+                Some(r) if INDEXED.contains(&r.state) && !skip_as_duplicate(&rd, &c.key)? => {
                     self.document(cache, &c.key, &r)?
                 }
                 _ => None,

@@ -14,7 +14,7 @@ use crate::search::kwic::{self, Corpus, FreqOf, Sort};
 /// What the command line sets for the page's answers.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
-    /// `--width`: concordance context.
+    /// `--context`: concordance context.
     pub width: usize,
     /// `--limit`: results, lines or words shown (0: all).
     pub limit: usize,

@@ -379,6 +379,8 @@ fn move_keys(
                 // record is still DEAD and the next pass prunes it again,
                 // so a cached body is never left without its record.
                 cache.remove(key)?;
+                // Its text leaves the duplicate index with it.
+                crate::store::dups::forget(&mut w, key)?;
             }
         }
         w.commit()?;

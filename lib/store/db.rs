@@ -11,10 +11,15 @@
 //!   walks exactly one daemon's input, in hash order;
 //! - `counters`: index byte → number of records under it, kept in the same
 //!   transaction as every state change, so counts are exact and cheap;
-//! - `meta`: the format version, and the crawl's stored settings under
-//!   `setting:NAME` keys (see [`SETTING`]);
-//! - `changes`: the change log of the corpus (see `store::changes`);
-//! - free-form tables ([`Table`]) that other modules encode themselves.
+//! - `meta`: the format version, the crawl's stored settings under
+//!   `setting:NAME` keys (see [`SETTING`]), and nlpc-dump's export cursors
+//!   under `cursor:NAME` (`store::cursor`);
+//! - free-form tables ([`Table`]) that other modules encode themselves,
+//!   `dups` among them (duplicate marks, see `store::dups`);
+//! - `series`: the statistics history, time (8 bytes, big-endian) + daemon
+//!   name → JSON counters (see [`crate::store::series`]);
+//! - `changes`: the change log of the corpus that nlpc-index follows (see
+//!   `store::changes`).
 
 use std::path::{Path, PathBuf};
 
@@ -101,6 +106,17 @@ pub enum Table {
     History,
     /// The `meta` table: the format version and the stored settings.
     Meta,
+    /// Host → records created (`store::scope`, for `--filter-quota`).
+    Quota,
+    /// Host → pages judged, accepted, bytes (`store::harvest`).
+    Yield,
+    /// Rejected pages whose links are followed, and the hops of records
+    /// reached through them (`store::tunnel`).
+    Tunnel,
+    /// Duplicate marks and the near-duplicate index (`store::dups`).
+    Dups,
+    /// The statistics history (see [`crate::store::series`]).
+    Series,
     /// The change log nlpc-index follows (see `store::changes`).
     Changes,
 }
@@ -155,7 +171,7 @@ pub struct Store {
     pub(super) records: lmdb::Database,
     pub(super) index: lmdb::Database,
     pub(super) counters: lmdb::Database,
-    tables: [lmdb::Database; 6],
+    tables: [lmdb::Database; 11],
     hasher: Hasher,
     created: bool,
 }
@@ -267,6 +283,11 @@ impl Store {
             open("stats")?,
             open("history")?,
             meta,
+            open("quota")?,
+            open("yield")?,
+            open("tunnel")?,
+            open("dups")?,
+            open("series")?,
             open("changes")?,
         ];
         Ok(Store {
@@ -389,6 +410,7 @@ impl Store {
             store: self,
             txn,
             deltas: Vec::new(),
+            added: 0,
         })
     }
 

@@ -124,6 +124,7 @@ pub fn exe(name: &str) -> PathBuf {
         "nlpc-dump" => env!("CARGO_BIN_EXE_nlpc-dump"),
         "nlpc-index" => env!("CARGO_BIN_EXE_nlpc-index"),
         "nlpc-search" => env!("CARGO_BIN_EXE_nlpc-search"),
+        "nlpc-stat" => env!("CARGO_BIN_EXE_nlpc-stat"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)

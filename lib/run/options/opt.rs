@@ -16,6 +16,7 @@ pub enum Program {
     Dump,
     Index,
     Search,
+    Stat,
 }
 
 /// What operands a program takes.
@@ -29,7 +30,7 @@ pub enum Operands {
 }
 
 impl Program {
-    pub const ALL: [Program; 10] = [
+    pub const ALL: [Program; 11] = [
         Program::Nlpcd,
         Program::Scan,
         Program::Resolve,
@@ -40,6 +41,7 @@ impl Program {
         Program::Dump,
         Program::Index,
         Program::Search,
+        Program::Stat,
     ];
 
     /// The daemons nlpcd runs, in the order of the crawl.
@@ -64,6 +66,7 @@ impl Program {
             Program::Dump => "nlpc-dump",
             Program::Index => "nlpc-index",
             Program::Search => "nlpc-search",
+            Program::Stat => "nlpc-stat",
         }
     }
 
@@ -82,7 +85,9 @@ impl Program {
             Program::Nlpcd | Program::Scan => Operands::Many("[url ... | -]"),
             Program::Up | Program::List | Program::Dump => Operands::One("[pattern]"),
             Program::Search => Operands::Many("[query ...]"),
-            Program::Resolve | Program::Fetch | Program::Vrfy | Program::Index => Operands::None,
+            Program::Resolve | Program::Fetch | Program::Vrfy | Program::Index | Program::Stat => {
+                Operands::None
+            }
         }
     }
 
