@@ -398,11 +398,15 @@ fn move_keys(
                 log_move(&prev, &r, *a);
             }
             w.update(key, &r)?;
+            // For nlpc-index: a pruned page leaves the index.
+            w.log_change(key, r.state)?;
             if r.state == State::Gone {
                 // Inside the transaction: if we die before the commit the
                 // record is still DEAD and the next pass prunes it again,
                 // so a cached body is never left without its record.
                 cache.remove(key)?;
+                // Its text leaves the duplicate index with it.
+                crate::store::dups::forget(&mut w, key)?;
             }
         }
         w.commit()?;

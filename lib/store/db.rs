@@ -11,11 +11,17 @@
 //!   walks exactly one daemon's input, in hash order;
 //! - `counters`: index byte → number of records under it, kept in the same
 //!   transaction as every state change, so counts are exact and cheap;
-//! - `meta`: the format version, and the crawl's stored settings under
-//!   `setting:NAME` keys (see [`SETTING`]);
+//! - `meta`: the format version, the crawl's stored settings under
+//!   `setting:NAME` keys (see [`SETTING`]), and nlpc-dump's export cursors
+//!   under `cursor:NAME` (`store::cursor`);
+//! - free-form tables ([`Table`]) that other modules encode themselves,
+//!   `dups` among them (duplicate marks, see `store::dups`);
+//! - `series`: the statistics history, time (8 bytes, big-endian) + daemon
+//!   name → JSON counters (see [`crate::store::series`]);
 //! - `due` and `sched`: the due index, every record waiting for nlpc-up or
 //!   for a re-fetch ordered by when it is due (see `due`);
-//! - free-form tables ([`Table`]) that other modules encode themselves.
+//! - `changes`: the change log of the corpus that nlpc-index follows (see
+//!   `store::changes`).
 
 use std::path::{Path, PathBuf};
 
@@ -102,6 +108,19 @@ pub enum Table {
     History,
     /// The `meta` table: the format version and the stored settings.
     Meta,
+    /// Host → records created (`store::scope`, for `--filter-quota`).
+    Quota,
+    /// Host → pages judged, accepted, bytes (`store::harvest`).
+    Yield,
+    /// Rejected pages whose links are followed, and the hops of records
+    /// reached through them (`store::tunnel`).
+    Tunnel,
+    /// Duplicate marks and the near-duplicate index (`store::dups`).
+    Dups,
+    /// The statistics history (see [`crate::store::series`]).
+    Series,
+    /// The change log nlpc-index follows (see `store::changes`).
+    Changes,
 }
 
 /// The key prefix of a stored setting in [`Table::Meta`]: `setting:` and
@@ -158,7 +177,7 @@ pub struct Store {
     /// no writer has opened since the index was added.
     pub(super) due: Option<lmdb::Database>,
     pub(super) sched: Option<lmdb::Database>,
-    tables: [lmdb::Database; 5],
+    tables: [lmdb::Database; 11],
     hasher: Hasher,
     created: bool,
 }
@@ -270,6 +289,12 @@ impl Store {
             open("stats")?,
             open("history")?,
             meta,
+            open("quota")?,
+            open("yield")?,
+            open("tunnel")?,
+            open("dups")?,
+            open("series")?,
+            open("changes")?,
         ];
         let (due, sched) = if opts.read_only {
             let optional = |name| match env.open_db(Some(name)) {
@@ -408,6 +433,7 @@ impl Store {
             txn,
             deltas: Vec::new(),
             policy: None,
+            added: 0,
         })
     }
 

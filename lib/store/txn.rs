@@ -311,6 +311,9 @@ pub struct Write<'s> {
     pub(super) deltas: Vec<(u8, i64)>,
     /// The schedule policy, read once per transaction when first needed.
     pub(super) policy: Option<crate::store::sched::Policy>,
+    /// States that gained an unleased record: whose waiters a commit wakes
+    /// (a [`super::wake::mask`]).
+    pub(super) added: u32,
 }
 
 impl<'s> Write<'s> {
@@ -330,9 +333,12 @@ impl<'s> Write<'s> {
                 .map_err(|e| self.store.err("cannot write counter", e))?;
         }
         let store = self.store;
+        let added = self.added;
         self.txn
             .commit()
-            .map_err(|e| store.err("cannot commit transaction", e))
+            .map_err(|e| store.err("cannot commit transaction", e))?;
+        super::wake::notify(store.path(), added);
+        Ok(())
     }
 
     fn delta(&mut self, byte: u8, d: i64) {
@@ -352,6 +358,9 @@ impl<'s> Write<'s> {
             )
             .map_err(|e| self.store.err("cannot write index", e))?;
         self.delta(byte, 1);
+        if byte & LEASED == 0 {
+            self.added |= 1u32.checked_shl(byte as u32).unwrap_or(0);
+        }
         Ok(())
     }
 

@@ -3,6 +3,7 @@
 //! that applies them under the records' leases.
 
 use super::*;
+use crate::store::scope;
 
 /// X-Robots-Tag values that apply to us: returns (noindex, nofollow).
 pub fn x_robots(values: &[String]) -> (bool, bool) {
@@ -74,6 +75,7 @@ impl Fetcher<'_> {
     pub(super) fn fail(&mut self, r: &mut Record, state: State, reason: String, status: u16) {
         if state == State::Unreach {
             self.stats.errors += 1;
+            self.figures.failed(&reason, status);
             if self.recent.len() == 5 {
                 self.recent.pop_front();
             }
@@ -161,7 +163,9 @@ impl Fetcher<'_> {
         if !inserts.is_empty() {
             let mut w = self.d.store.write()?;
             for r in &inserts {
-                w.insert(r)?;
+                if let Err(why) = scope::insert(&mut w, r, &self.cfg.admit)? {
+                    info!("robots.txt {}: Sitemap {}: {why}", resp.url, r.url);
+                }
             }
             w.commit()?;
         }
@@ -409,7 +413,9 @@ impl Fetcher<'_> {
                 rejected.push(o.job.key);
             }
             for n in &o.inserts {
-                w.insert(n)?;
+                if let Err(why) = scope::insert(&mut w, n, &self.cfg.admit)? {
+                    info!("{}: redirect target {}: {why}", o.rec.url, n.url);
+                }
             }
             if let Some((k, v)) = &o.history {
                 w.table_put(Table::History, k, v)?;
