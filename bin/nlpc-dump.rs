@@ -1,4 +1,5 @@
-//! nlpc-dump: export the verified corpus as WARC 1.1 and as UTF-8 text.
+//! nlpc-dump: export the verified corpus as WARC 1.1, as UTF-8 text, and
+//! as JSON Lines, vertical text and WET.
 
 use nlpcrawl::info;
 use nlpcrawl::output::dump::{self, Config};
@@ -15,8 +16,10 @@ fn main() {
     let o = Parser::new(Program::Dump).parse_env();
     log::init(NAME, o.common.debug);
     let cfg = Config::from_options(&o).unwrap_or_else(|e| o.fail(e));
+    // Read-only, but for a cursor, which the dump advances.
     let opts = store::Options {
-        read_only: true,
+        read_only: cfg.cursor.is_none(),
+        create: store::Create::Never,
         ..store::Options::default()
     };
     let st = Store::open(&o.common.db, opts).unwrap_or_else(|e| daemon::fail(NAME, e));
@@ -24,8 +27,17 @@ fn main() {
     let arch = Archive::new(&o.common.archive);
     match dump::dump(&st, &cache, &arch, &cfg) {
         Ok(r) => info!(
-            "dumped {} pages, {} versions ({} revisits), {} missing, {} WARC bytes, {} text files",
-            r.records, r.versions, r.revisits, r.missing, r.warc_bytes, r.text_files
+            "dumped {} pages, {} versions ({} revisits), {} missing, {} WARC bytes, {} text files, \
+             {} documents, {} exported before, {} duplicates left out",
+            r.records,
+            r.versions,
+            r.revisits,
+            r.missing,
+            r.warc_bytes,
+            r.text_files,
+            r.documents,
+            r.skipped,
+            r.duplicates
         ),
         Err(e) => daemon::fail(NAME, e),
     }

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use nlpcrawl::output::hosts;
 use nlpcrawl::output::list::{self, Config};
 use nlpcrawl::run::daemon;
 use nlpcrawl::run::log;
@@ -21,6 +22,20 @@ fn main() {
         config(&o, &set);
     }
     let cfg = Config::from_options(&o).unwrap_or_else(|e| o.fail(e));
+    if o.flag("hosts") {
+        let s = &cfg.select;
+        if cfg.counts
+            || cfg.history.is_some()
+            || cfg.check
+            || cfg.backup.is_some()
+            || s.pattern.is_some()
+            || !s.states.is_empty()
+        {
+            o.fail(nlpcrawl::Error::Usage(
+                "--hosts takes no other option but --auth and --json".into(),
+            ));
+        }
+    }
     let (sel, json) = (&cfg.select, cfg.json);
     let opts = store::Options {
         read_only: true,
@@ -40,10 +55,30 @@ fn main() {
     let rd = st.read().unwrap_or_else(|e| daemon::fail(NAME, e));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let res = if let Some(u) = &cfg.history {
+    let res = if o.flag("hosts") {
+        o.hosts("auth")
+            .and_then(|auth| hosts::lines(&rd, &auth, json))
+            .and_then(|lines| {
+                for l in lines {
+                    if !list::emit(&mut out, &l)? {
+                        break;
+                    }
+                }
+                Ok(())
+            })
+    } else if let Some(u) = &cfg.history {
         let cache = Cache::new(&o.common.cache);
         let arch = Archive::new(&o.common.archive);
         print_history(&rd, &cache, &arch, u, json, &mut out)
+    } else if let Some(u) = &cfg.cluster {
+        find(&rd, u).and_then(|(key, _)| {
+            for line in list::cluster_lines(&rd, &key, json)? {
+                if !list::emit(&mut out, &line)? {
+                    break;
+                }
+            }
+            Ok(())
+        })
     } else if cfg.counts {
         list::counts(&rd, sel).and_then(|counts| {
             let total: u64 = counts.iter().map(|(_, n)| n).sum();
@@ -64,11 +99,7 @@ fn main() {
         })
     } else {
         sel.walk(&rd, |k, r| {
-            let line = if json {
-                list::json_line(&k, &r)
-            } else {
-                list::tsv_line(&r)
-            };
+            let line = list::record_line(&rd, &k, &r, json)?;
             list::emit(&mut out, &line)
         })
     };
@@ -117,17 +148,7 @@ fn print_history(
     json: bool,
     out: &mut impl Write,
 ) -> nlpcrawl::Result<()> {
-    let mut found = rd.lookup(given)?;
-    if found.is_none() {
-        if let Ok(n) = url::normalise(given) {
-            found = rd.lookup(&url::strip_session_ids(n))?;
-        }
-    }
-    let Some((key, rec)) = found else {
-        return Err(nlpcrawl::Error::Input(format!(
-            "{given}: not in the database"
-        )));
-    };
+    let (key, rec) = find(rd, given)?;
     for h in list::history(rd, cache, arch, &key, &rec)? {
         let line = if json {
             list::history_json(&rec.url, &h)
@@ -139,6 +160,20 @@ fn print_history(
         }
     }
     Ok(())
+}
+
+/// The record of a URL as given, or normalised as the crawl stores it.
+fn find(
+    rd: &Read<'_>,
+    given: &str,
+) -> nlpcrawl::Result<(store::Key, nlpcrawl::store::record::Record)> {
+    let mut found = rd.lookup(given)?;
+    if found.is_none() {
+        if let Ok(n) = url::normalise(given) {
+            found = rd.lookup(&url::strip_session_ids(n))?;
+        }
+    }
+    found.ok_or_else(|| nlpcrawl::Error::Input(format!("{given}: not in the database")))
 }
 
 /// `--check`: one line per problem, a summary, and exit 1 if any.

@@ -3,6 +3,7 @@
 use nlpcrawl::run::daemon::{self, Daemon};
 use nlpcrawl::run::log;
 use nlpcrawl::run::options::{Parser, Program};
+use nlpcrawl::stage::resolve::figures::Figures;
 use nlpcrawl::stage::resolve::{self, Config, Resolver};
 use nlpcrawl::store::record::State;
 
@@ -16,7 +17,15 @@ fn main() {
     // After Daemon::start, so the runtime's threads inherit the blocked
     // stop signals.
     let mut r = Resolver::new(cfg).unwrap_or_else(|e| daemon::fail(NAME, e));
-    if let Err(e) = d.run(&[State::New], |d| resolve::step(d, &mut r)) {
+    let every = o.duration("stat-every").unwrap_or_else(|e| o.fail(e));
+    let mut figures = Figures::new(every);
+    let res = d.run(&[State::New], |d| {
+        let n = resolve::step(d, &mut r)?;
+        figures.update(&d.store, r.stats(), false)?;
+        Ok(n)
+    });
+    // The last figures go into the history too.
+    if let Err(e) = res.and_then(|()| figures.update(&d.store, r.stats(), true)) {
         daemon::fail(NAME, e);
     }
     daemon::finish(d);

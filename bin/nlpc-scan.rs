@@ -5,6 +5,7 @@ use nlpcrawl::run::daemon::{self, Daemon};
 use nlpcrawl::run::log;
 use nlpcrawl::run::options::{settings, Parser, Program};
 use nlpcrawl::stage::scan::{self, Config};
+use nlpcrawl::stage::tunnel;
 use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::record::State;
 use nlpcrawl::store::{self, Store};
@@ -61,7 +62,10 @@ fn main() {
     }
     let cache = Cache::new(&o.common.cache);
     let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));
-    if let Err(e) = d.run(&[State::Verified], |d| scan::step(d, &cfg, &cache)) {
+    if let Err(e) = d.run(&[State::Verified], |d| {
+        // Verified pages, then the rejected ones --filter-tunnel follows.
+        Ok(scan::step(d, &cfg, &cache)? + tunnel::step(d, &cfg, &cache)?)
+    }) {
         daemon::fail(NAME, e);
     }
     daemon::finish(d);

@@ -35,6 +35,7 @@ fn main() {
         once: plan.once,
         create: plan.create,
         monitor: plan.monitor,
+        stat_every: plan.stat_every,
         log: plan.log,
         settings: plan.settings,
     };

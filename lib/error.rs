@@ -48,6 +48,13 @@ pub enum Error {
     /// Bad input that is not an option: a URL, a file's contents.
     #[error("{0}")]
     Input(String),
+    /// The search index (tantivy) failed.
+    #[error("search index {path}: {what}: {why}")]
+    Index {
+        path: PathBuf,
+        what: &'static str,
+        why: String,
+    },
 }
 
 /// The library's result type.
@@ -99,6 +106,7 @@ impl Error {
             | Error::Damaged { .. }
             | Error::Version { .. }
             | Error::NoDatabase(_)
+            | Error::Index { .. }
             | Error::Usage(_) => false,
         }
     }

@@ -8,6 +8,7 @@
 //! | folder      | role                                                        |
 //! |-------------|-------------------------------------------------------------|
 //! | `launch`    | nlpcd: seeding, starting and tending the daemons, the monitor |
+//! | `search`    | the word index (nlpc-index) and its queries (nlpc-search) |
 //! | `output`    | what leaves the database: listings, text and WARC exports   |
 //! | `stage`     | one module per daemon: each moves records between states    |
 //! | `run`       | what every daemon shares: options, the work loop, logs, time |
@@ -23,6 +24,7 @@ pub mod error;
 pub mod launch;
 pub mod output;
 pub mod run;
+pub mod search;
 pub mod stage;
 pub mod store;
 pub mod stored;

@@ -11,7 +11,7 @@ use std::process::Command;
 
 use common::{exe, stderr, stdout};
 
-const BINS: [&str; 8] = [
+const BINS: [&str; 11] = [
     "nlpcd",
     "nlpc-scan",
     "nlpc-resolve",
@@ -20,6 +20,9 @@ const BINS: [&str; 8] = [
     "nlpc-up",
     "nlpc-list",
     "nlpc-dump",
+    "nlpc-index",
+    "nlpc-search",
+    "nlpc-stat",
 ];
 
 /// True when the ELF file still has a symbol table.
@@ -55,8 +58,11 @@ fn make_install_puts_every_part_in_place_and_the_installed_crawl_runs() {
     for m in [
         "man1/nlpc-scan.1",
         "man1/nlpc-list.1",
+        "man1/nlpc-stat.1",
         "man7/nlpcrawl.7",
         "man8/nlpcd.8",
+        "man8/nlpc-index.8",
+        "man1/nlpc-search.1",
     ] {
         assert!(usr.join("share/man").join(m).exists(), "{m} missing");
     }

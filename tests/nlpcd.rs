@@ -236,8 +236,10 @@ fn a_second_nlpcd_is_refused_and_sigterm_stops_every_daemon() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until(Duration::from_secs(30), "five daemons", || {
-        children_of(first.id()).len() == 5
+    // Every daemon of the crawl (six, with nlpc-index).
+    let n = nlpcrawl::run::options::Program::DAEMONS.len();
+    wait_until(Duration::from_secs(30), "every daemon", || {
+        children_of(first.id()).len() == n
     });
     let kids = children_of(first.id());
     let o = nlpcd(&c, &web, &[]).output().unwrap();
@@ -404,6 +406,14 @@ fn the_terminal_monitor_fits_80_by_24() {
     let st = c.store();
     let long = format!("http://{}.test/", "x".repeat(200));
     plant_ready(&st, &long, "127.0.0.1");
+    // Every state non-zero.
+    for (i, s) in State::ALL.iter().enumerate() {
+        for j in 0..=i {
+            let mut r = nlpcrawl::store::record::Record::new(&format!("http://s{i}.test/{j}"), 1);
+            r.state = *s;
+            insert_new(&st, &r);
+        }
+    }
     // What nlpc-fetch publishes, with a host and an error too long for a line.
     let fetch = serde_json::json!({
         "pages": 10, "bytes": 1000, "errors": 1, "in_flight": 2, "queued": 3,
@@ -414,6 +424,13 @@ fn the_terminal_monitor_fits_80_by_24() {
         nlpcrawl::store::Table::Stats,
         nlpcrawl::stage::fetch::STATS_KEY,
         fetch.to_string().as_bytes(),
+    )
+    .unwrap();
+    // And nlpc-resolve: hosts that did not resolve.
+    w.table_put(
+        nlpcrawl::store::Table::Stats,
+        nlpcrawl::stage::resolve::figures::STATS_KEY.as_bytes(),
+        br#"{"unreach": 4}"#,
     )
     .unwrap();
     w.commit().unwrap();
@@ -438,11 +455,19 @@ fn the_terminal_monitor_fits_80_by_24() {
     for l in &lines {
         assert!(l.chars().count() <= 80, "line too wide: {l}");
     }
+    for (i, s) in State::ALL.iter().enumerate() {
+        // READY has the long URL's record too.
+        let n = i + 1 + usize::from(*s == State::Ready);
+        let cell = format!("{:<11} {n:>6}", s.name());
+        assert!(body.contains(&cell), "{cell} missing or cut in\n{body}");
+    }
     for want in [
         "READY",
         "in flight 2",
         "queued 3",
         "4 served, 1 resting",
+        "errors 5 ",
+        "DNS 4",
         "nlpc-fetch",
         "recent errors",
     ] {
@@ -495,5 +520,97 @@ fn nlpcd_gives_the_fetcher_its_admission_filters() {
     let rd = st.read().unwrap();
     for u in ["http://elsewhere.test/", "http://elsewhere.test/map.xml"] {
         assert!(rd.lookup(u).unwrap().is_none(), "{u} became a record");
+    }
+}
+
+/// A pseudo-terminal for nlpcd's standard output: the master end, to read,
+/// and the slave end, to give.
+fn pty() -> (std::fs::File, std::fs::File) {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: both pointers are valid for the call; name, termios and
+    // window size may be null.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: openpty returned two open descriptors that nothing else owns.
+    unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    }
+}
+
+#[test]
+fn the_terminal_monitor_of_a_running_crawl_fits_and_ends_with_the_final_counts() {
+    let web = Web::start(174);
+    let c = Crawl::new();
+    let log = c.tmp.path().join("daemons.log");
+    let (mut master, slave) = pty();
+    let mut cmd = nlpcd(
+        &c,
+        &web,
+        &["-m", "--once", "--log", log.to_str().unwrap(), web.seed()],
+    );
+    cmd.stdout(slave.try_clone().unwrap());
+    let mut child = cmd.spawn().unwrap();
+    // Only the child holds the slave now: reading ends when it exits.
+    drop(slave);
+    drop(cmd);
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        // EIO once the last holder of the slave closed it.
+        let _ = master.read_to_end(&mut out);
+        out
+    });
+    let st = wait_exit(&mut child, Duration::from_secs(120));
+    assert!(st.success(), "nlpcd failed: {st}");
+    let out = String::from_utf8(reader.join().unwrap()).unwrap();
+    // The terminal turns each newline into CR LF.
+    let out = out.replace("\r\n", "\n");
+    let screens: Vec<&str> = out
+        .split("\x1b[H\x1b[2J")
+        .filter(|s| !s.is_empty())
+        .collect();
+    assert!(!screens.is_empty(), "no screen in {out:?}");
+    for s in &screens {
+        let lines: Vec<&str> = s.lines().collect();
+        assert!(lines.len() <= 23, "{} lines:\n{s}", lines.len());
+        for l in &lines {
+            assert!(l.chars().count() <= 80, "too wide: {l}");
+        }
+        for st in State::ALL {
+            assert!(s.contains(st.name()), "{} missing from\n{s}", st.name());
+        }
+    }
+    // The last screen, drawn after every daemon stopped, shows the counts
+    // the database holds.
+    let last = screens.last().unwrap();
+    let store = c.store();
+    let rd = store.read().unwrap();
+    for st in State::ALL {
+        let n = rd.count(st, false).unwrap() + rd.count(st, true).unwrap();
+        let cell = format!("{:<11} {:>6}", st.name(), nlpcrawl::run::human::count(n));
+        assert!(last.contains(&cell), "{cell} missing from\n{last}");
+    }
+    assert!(rd.count(State::Scanned, false).unwrap() > 0);
+    for want in [
+        "fetched ",
+        "/s last min",
+        "/s since start",
+        "harvest ",
+        "errors ",
+        "slowest (last min):",
+        "nlpc-fetch",
+    ] {
+        assert!(last.contains(want), "{want} missing from\n{last}");
     }
 }

@@ -245,9 +245,12 @@ fn wait_gone(pids: &[u32], limit: Duration) {
     });
 }
 
-/// An idle nlpcd over a new, empty crawl: its five daemons wait for work.
+/// An idle nlpcd over a new, empty crawl: its daemons wait for work.
 /// The name server is a loopback port nothing answers (there is nothing
 /// to ask it anyway).
+/// The daemons nlpcd runs (six, with nlpc-index).
+const DAEMONS: usize = nlpcrawl::run::options::Program::DAEMONS.len();
+
 fn idle_nlpcd(c: &Crawl, extra: &[&str]) -> Child {
     c.cmd("nlpcd")
         .args(["--nameserver", "127.0.0.142:9", "--use-interval", "1s"])
@@ -263,8 +266,8 @@ fn idle_nlpcd(c: &Crawl, extra: &[&str]) -> Child {
 fn the_daemons_die_with_a_killed_nlpcd_and_free_its_lock() {
     let c = Crawl::new();
     let mut first = idle_nlpcd(&c, &[]);
-    wait_until(Duration::from_secs(30), "five daemons", || {
-        children_of(first.id()).len() == 5
+    wait_until(Duration::from_secs(30), "every daemon", || {
+        children_of(first.id()).len() == DAEMONS
     });
     let kids = children_of(first.id());
     // While its daemons run, a second nlpcd is refused, naming the first.
@@ -299,8 +302,8 @@ fn sighup_makes_nlpcd_reopen_its_log() {
             .filter(|l| l.contains(" info: started, database "))
             .count()
     };
-    wait_until(Duration::from_secs(30), "five daemons logging", || {
-        started(&log) == 5
+    wait_until(Duration::from_secs(30), "every daemon logging", || {
+        started(&log) == DAEMONS
     });
     let old = c.tmp.path().join("crawl.log.1");
     std::fs::rename(&log, &old).unwrap();
@@ -308,11 +311,11 @@ fn sighup_makes_nlpcd_reopen_its_log() {
     // The daemons start over and log to a new file of the old name.
     wait_until(
         Duration::from_secs(30),
-        "five daemons in the new log",
-        || started(&log) == 5,
+        "every daemon in the new log",
+        || started(&log) == DAEMONS,
     );
-    assert_eq!(started(&old), 5, "the old log got new lines");
-    assert_eq!(children_of(d.id()).len(), 5);
+    assert_eq!(started(&old), DAEMONS, "the old log got new lines");
+    assert_eq!(children_of(d.id()).len(), DAEMONS);
     kill(Pid::from_raw(d.id() as i32), Signal::SIGTERM).unwrap();
     let st = d.wait().unwrap();
     assert_eq!(st.code(), Some(0));

@@ -198,9 +198,14 @@ fn the_daemon_stores_how_and_list_and_dump_show_it() {
         seen += 1;
     }
     assert_eq!(seen, all.len());
-    // nlpc-dump's text index: confidence and how, last.
+    // nlpc-dump's text index: confidence and how, last. Several pages are
+    // one text in different charsets, duplicates of each other: all are
+    // written, for their charsets.
     let out = crawl.tmp.path().join("out");
-    let o = crawl.run("nlpc-dump", &["--text", out.to_str().unwrap()]);
+    let o = crawl.run(
+        "nlpc-dump",
+        &["--text", out.to_str().unwrap(), "--duplicates"],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let idx = std::fs::read_to_string(out.join("index.tsv")).unwrap();
     let mut lines = 0;

@@ -685,3 +685,41 @@ fn bad_options_print_usage_and_fail() {
     let o = c.run("nlpc-resolve", &["--once", "--nameserver", "127.0.0.1:9"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn a_waiting_resolver_is_woken_by_a_commit_not_its_interval() {
+    let dns = DnsServer::start();
+    dns.a("woken.test", &["100.128.3.1"], 60);
+    let c = Crawl::new();
+    drop(c.store());
+    // An interval far longer than the test may take: only a wake-up can
+    // bring the record through in time.
+    let mut child = spawn(resolver(&c, &[&dns], &["-4", "--use-interval", "60s"]));
+    let sock = c.db().join(nlpcrawl::store::wake::DIR).join(format!(
+        "{}.{:x}",
+        child.id(),
+        1u32 << State::New as u8
+    ));
+    wait_until(
+        Duration::from_secs(10),
+        "the resolver's wake-up socket",
+        || sock.exists(),
+    );
+    let st = c.store();
+    let t = Instant::now();
+    plant(&c, &urls(&["http://woken.test/"]));
+    wait_until(Duration::from_secs(10), "the record to be resolved", || {
+        record(&st, "http://woken.test/").state == State::Ready
+    });
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert_ready(&st, "http://woken.test/", "100.128.3.1");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    // It stopped promptly while asleep, and took its socket with it.
+    assert!(!sock.exists());
+    assert_consistent(&st, true);
+}

@@ -134,6 +134,7 @@ fn trap_guards_and_filters_drop_links() {
             max_depth: 4,
             max_repeat: 2,
             allow_private: false,
+            ..Filter::default()
         },
         ..Config::default()
     };

@@ -14,7 +14,7 @@ use nlpcrawl::document::dict::Dict;
 use nlpcrawl::document::lang;
 use nlpcrawl::stage::vrfy::{verify, Config, Rejection};
 use nlpcrawl::store::record::{Flags, Record, State};
-use nlpcrawl::store::{Key, Store};
+use nlpcrawl::store::{dups, Key, Store};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/vrfy")
@@ -527,6 +527,21 @@ fn sigkill_mid_run_loses_and_duplicates_nothing() {
         Ok(true)
     })
     .unwrap();
+    // The duplicate marks, written in the verdicts' transactions, came
+    // through the kills whole: the index is consistent, and every copy of
+    // one page is in one cluster.
+    let problems = dups::check(&rd).unwrap();
+    assert!(problems.is_empty(), "{problems:#?}");
+    let mut firsts: std::collections::BTreeMap<String, std::collections::BTreeSet<Key>> =
+        Default::default();
+    rd.walk_state(State::Verified, false, |k, r| {
+        let file = r.url.rsplit('/').next().unwrap_or("").to_string();
+        let first = dups::duplicate_of(&rd, &k)?.map_or(k, |m| m.first);
+        firsts.entry(file).or_default().insert(first);
+        Ok(true)
+    })
+    .unwrap();
+    assert!(firsts.values().all(|f| f.len() == 1), "{firsts:#?}");
 }
 
 /// The language is the main text's: a Latvian article wrapped in a long

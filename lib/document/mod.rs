@@ -1,12 +1,14 @@
 //! The document: what a fetched body says, read without the network or the
 //! database. Charsets and decoding, the HTML tokenizer, visible text, main
-//! text, language identification, the dictionary, and control characters
-//! escaped for output. Uses nothing else of the library but `error`.
+//! text, its fingerprints (for duplicates), language identification, the
+//! dictionary, and control characters escaped for output. Uses nothing
+//! else of the library but `error`.
 
 pub mod charset;
 pub mod dict;
 pub mod escape;
 pub mod extract;
+pub mod fingerprint;
 pub mod lang;
 pub mod markup;
 pub mod text;

@@ -22,6 +22,8 @@ pub struct Plan {
     /// `--create`: start a new database over an empty or lost one.
     pub create: bool,
     pub monitor: bool,
+    /// `--stat-every`: how often the counts per state go into the history.
+    pub stat_every: std::time::Duration,
     /// Where the daemons' lines go; None leaves them on standard error.
     pub log: Option<PathBuf>,
     /// Seed URLs, or `-` for standard input.
@@ -134,7 +136,8 @@ pub fn check_daemon(p: Program, args: &[OsString]) -> Result<Parsed> {
                 ));
             }
         }
-        Program::Nlpcd | Program::List | Program::Dump => {}
+        Program::Index => drop(crate::search::index::Config::from_options(&o)?),
+        Program::Nlpcd | Program::List | Program::Dump | Program::Stat | Program::Search => {}
     }
     Ok(o)
 }
@@ -228,6 +231,7 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
         once: o.common.once,
         create: o.flag("create"),
         monitor,
+        stat_every: o.duration("stat-every")?,
         seeds,
         filter,
         settings: o.given_settings(),

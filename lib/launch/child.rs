@@ -136,7 +136,10 @@ impl Daemon {
     /// "running 12s", "restarting in 2s", ...
     pub fn status(&self) -> String {
         match (&self.child, self.restart_at) {
-            (Some(_), _) => format!("running {}s", self.started.elapsed().as_secs()),
+            (Some(_), _) => format!(
+                "running {}",
+                crate::run::human::duration(self.started.elapsed().as_secs())
+            ),
             (None, Some(t)) => format!(
                 "restart in {:.1}s",
                 t.saturating_duration_since(Instant::now()).as_secs_f64()

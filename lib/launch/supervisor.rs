@@ -15,7 +15,9 @@ use crate::error::{Error, Result};
 use crate::info;
 use crate::launch::child::{describe, Daemon};
 use crate::launch::monitor::Monitor;
+use crate::run::clock;
 use crate::store::record::State;
+use crate::store::series;
 use crate::store::Store;
 
 /// The states a record can advance from without the clock's help.
@@ -34,6 +36,8 @@ pub fn active_records(store: &Store) -> Result<u64> {
     for s in ACTIVE {
         n += rd.count(s, false)? + rd.count(s, true)?;
     }
+    // Rejected pages waiting for nlpc-scan's tunnelling are work too.
+    n += crate::store::tunnel::queued(&rd, 1)?.len() as u64;
     Ok(n)
 }
 
@@ -281,6 +285,8 @@ pub struct Launch {
     /// `--create`: start a new database over an empty or lost one.
     pub create: bool,
     pub monitor: bool,
+    /// How often the counts per state go into the statistics history.
+    pub stat_every: Duration,
     /// Where the daemons' lines go; None leaves them on standard error.
     pub log: Option<PathBuf>,
     /// The settings given on the command line, stored if the crawl begins.
@@ -336,6 +342,9 @@ pub fn run(cfg: Launch) -> Result<()> {
         .monitor
         .then(|| Monitor::new(std::io::stdout().is_terminal()));
     let mut shown = Instant::now() - Duration::from_secs(1);
+    // Records per state go into the statistics history now, once a
+    // minute, and at the end.
+    let mut charted: Option<Instant> = None;
     let mut idle_checks = 0;
     let res = loop {
         if signals.wait(Duration::from_millis(200)) {
@@ -370,6 +379,12 @@ pub fn run(cfg: Launch) -> Result<()> {
                 idle_checks = 0;
             }
         }
+        if charted.is_none_or(|t| t.elapsed() >= cfg.stat_every) {
+            if let Err(e) = series::record_states(&store, clock::real_now()) {
+                break Err(e);
+            }
+            charted = Some(Instant::now());
+        }
         if let Some(m) = monitor.as_mut() {
             if shown.elapsed() >= Duration::from_secs(1) {
                 let screen = m.render(&store, &sup.daemons)?;
@@ -381,5 +396,14 @@ pub fn run(cfg: Launch) -> Result<()> {
         }
     };
     sup.stop_all(Duration::from_secs(15));
-    res
+    // After the daemons stopped: the counts they leave, in the history
+    // and on a last screen.
+    let last = series::record_states(&store, clock::real_now());
+    if let Some(m) = monitor.as_mut() {
+        let screen = m.render(&store, &sup.daemons)?;
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(screen.as_bytes());
+        let _ = o.flush();
+    }
+    res.and(last)
 }

@@ -1,5 +1,6 @@
-//! nlpc-dump: the verified corpus out of the file cache, as WARC 1.1 and as
-//! a tree of UTF-8 text files with a TSV index.
+//! nlpc-dump: the verified corpus out of the file cache, as WARC 1.1, as
+//! a tree of UTF-8 text files with a TSV index, and in the corpus formats
+//! (JSON Lines, vertical text, WET: `output::corpus`).
 //!
 //! The whole dump is one read snapshot of the database, so it is consistent
 //! however long it runs and whatever the daemons do meanwhile. The file
@@ -11,11 +12,14 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
-use crate::document::charset::{self, Kind};
 use crate::document::escape::controls;
 use crate::document::lang::{self, Language};
-use crate::document::{extract, text};
 use crate::error::{Error, Result};
+use crate::output::corpus::{self, Document};
+use crate::output::file::Output;
+use crate::output::formats::{self, Formats};
+use crate::output::incremental::Incremental;
+use crate::output::paragraphs::Seen;
 use crate::output::warc::{self, Writer};
 use crate::run::clock;
 use crate::run::options::Parsed;
@@ -23,7 +27,7 @@ use crate::store::archive::{self, Archive, Version};
 use crate::store::cache::{self, Cache};
 use crate::store::record::{Record, State};
 use crate::store::select::Selector;
-use crate::store::{Key, Store};
+use crate::store::{dups, Key, Read, Store};
 use crate::{debug, info};
 
 /// The states whose records make up the corpus.
@@ -42,6 +46,18 @@ pub struct Config {
     pub warc: Option<PathBuf>,
     /// `--text`: the directory of text files.
     pub text: Option<PathBuf>,
+    /// `--jsonl`, `--vert`, `--wet`: the corpus formats.
+    pub formats: formats::Paths,
+    /// `--since`: only records changed at or after this time.
+    pub since: Option<u64>,
+    /// `--cursor`: only records changed since the last export with this
+    /// cursor, which the dump then advances.
+    pub cursor: Option<String>,
+    /// `--duplicates`: exact and near duplicates too.
+    pub duplicates: bool,
+    /// `--dedup-paragraphs`: paragraphs written once are left out of later
+    /// texts (`output::paragraphs`).
+    pub dedup_paragraphs: bool,
 }
 
 impl Config {
@@ -59,10 +75,49 @@ impl Config {
             archived: o.flag("archived"),
             warc: o.path("warc"),
             text: o.path("text"),
+            formats: formats::Paths {
+                jsonl: o.path("jsonl"),
+                vert: o.path("vert"),
+                wet: o.path("wet"),
+            },
+            since: o
+                .text("since")
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    clock::parse_since(&t, clock::now())
+                        .map_err(|why| Error::Usage(format!("--since: {why}")))
+                })
+                .transpose()?,
+            cursor: o.text("cursor").filter(|t| !t.is_empty()),
+            duplicates: o.flag("duplicates"),
+            dedup_paragraphs: o.flag("dedup-paragraphs"),
         };
-        if cfg.warc.is_none() && cfg.text.is_none() {
+        if cfg.dedup_paragraphs && cfg.text.is_none() {
             return Err(Error::Usage(
-                "nothing to do: give --warc, --text or both".into(),
+                "--dedup-paragraphs applies to the text of --text; give --text".into(),
+            ));
+        }
+        if let Some(n) = &cfg.cursor {
+            crate::store::cursor::check_name(n)
+                .map_err(|why| Error::Usage(format!("--cursor: {why}")))?;
+        }
+        if cfg.warc.is_none() && cfg.text.is_none() && cfg.formats.is_empty() {
+            return Err(Error::Usage(
+                "nothing to do: give --warc, --text, --jsonl, --vert or --wet".into(),
+            ));
+        }
+        let stdout = [
+            &cfg.warc,
+            &cfg.formats.jsonl,
+            &cfg.formats.vert,
+            &cfg.formats.wet,
+        ]
+        .iter()
+        .filter(|p| p.as_deref() == Some(Path::new("-")))
+        .count();
+        if stdout > 1 {
+            return Err(Error::Usage(
+                "only one output may be standard output (-)".into(),
             ));
         }
         Ok(cfg)
@@ -84,6 +139,12 @@ pub struct Report {
     pub warc_bytes: u64,
     /// Text files written.
     pub text_files: usize,
+    /// Documents written to the corpus formats.
+    pub documents: usize,
+    /// Records skipped as exported already by the cursor.
+    pub skipped: usize,
+    /// Pages left out as duplicates of a page in the corpus.
+    pub duplicates: usize,
 }
 
 /// One version of a page to dump.
@@ -116,39 +177,6 @@ fn body_of(cache: &Cache, arch: &Archive, it: &Item<'_>) -> Result<Option<Vec<u8
         Ok(_) => Ok(None),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(p, "cannot read archived version", e)),
-    }
-}
-
-/// A file written under a temporary name and renamed into place when the
-/// dump is complete, so an interrupted dump leaves no file that looks whole.
-struct Output {
-    tmp: PathBuf,
-    dest: PathBuf,
-}
-
-impl Output {
-    fn create(dest: &Path) -> Result<(Output, File)> {
-        let name = dest
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "dump".into());
-        let tmp = dest.with_file_name(format!(".{name}.part.{}", std::process::id()));
-        let f = File::create(&tmp).map_err(|e| Error::io(&tmp, "cannot create", e))?;
-        Ok((
-            Output {
-                tmp,
-                dest: dest.to_path_buf(),
-            },
-            f,
-        ))
-    }
-
-    fn commit(&self) -> Result<()> {
-        fs::rename(&self.tmp, &self.dest).map_err(|e| Error::io(&self.dest, "cannot store", e))
-    }
-
-    fn abandon(&self) {
-        let _ = fs::remove_file(&self.tmp);
     }
 }
 
@@ -292,7 +320,8 @@ impl WarcSink {
         } else {
             it.rec.changed
         });
-        let id = warc::record_id();
+        // Derived, not random: a WET file's WARC-Refers-To names it.
+        let id = warc::version_id(it.key, it.v.fetched, &it.v.hash);
         let head = response_head(it.rec, &it.v, it.current);
         let payload = warc::sha1_digest(&[body]);
         let mut fields = vec![
@@ -367,6 +396,8 @@ struct TextSink {
     dir: PathBuf,
     index: BufWriter<File>,
     out: Output,
+    /// The paragraphs written, with `--dedup-paragraphs`.
+    paragraphs: Option<Seen>,
 }
 
 /// The language confidence of a record, 0 to 1 with three decimals, or
@@ -380,47 +411,49 @@ fn confidence(r: &Record) -> String {
 }
 
 impl TextSink {
-    fn open(dir: &Path) -> Result<TextSink> {
+    fn open(dir: &Path, dedup_paragraphs: bool) -> Result<TextSink> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create directory", e))?;
         let (out, f) = Output::create(&dir.join("index.tsv"))?;
         Ok(TextSink {
             dir: dir.to_path_buf(),
             index: BufWriter::new(f),
             out,
+            paragraphs: dedup_paragraphs.then(Seen::default),
         })
     }
 
     /// Writes the main text of one version and its index line; false
     /// when the version is not a text document.
-    fn version(&mut self, it: &Item<'_>, body: &[u8]) -> Result<bool> {
-        let Some(kind) = Kind::of(&it.v.content_type) else {
+    fn version(&mut self, it: &Item<'_>, doc: Option<&Document>) -> Result<bool> {
+        let Some(doc) = doc else {
             debug!(
                 "{}: {} is not text, no text file",
                 it.rec.url, it.v.content_type
             );
             return Ok(false);
         };
-        // Decoded as nlpc-vrfy decoded it: the charset it found is the
-        // record's, which detection takes as given (after a byte order
-        // mark, which nlpc-vrfy honoured first too). A version never
-        // verified is sniffed as nlpc-vrfy would without --use-charset.
-        let hints = charset::Hints {
-            user: None,
-            tld: Some(it.rec.host()),
-        };
-        let det = charset::detect(body, &it.v.charset, kind, &hints);
-        let doc = charset::decode(body, &det);
         // The main text, a block a line; a page with none (a menu, a
         // form, a page of a few words) keeps all its visible text, on one
         // line, as nlpc-vrfy judged it.
-        let main = extract::main_text(&doc, kind);
-        let text = if main.blocks.is_empty() {
-            let mut t = text::visible(&doc, kind).text;
-            t.push('\n');
-            t
-        } else {
-            main.text()
-        };
+        let mut blocks = doc.blocks.clone();
+        if let Some(seen) = self.paragraphs.as_mut() {
+            let had = blocks.len();
+            if had > 0 && seen.drop_repeated(&mut blocks) == had {
+                debug!(
+                    "{}: every paragraph written before, no text file",
+                    it.rec.url
+                );
+                return Ok(false);
+            }
+        }
+        let mut text = String::new();
+        for b in &blocks {
+            text.push_str(&b.text);
+            text.push('\n');
+        }
+        if blocks.is_empty() {
+            text.push('\n');
+        }
         let host = match it.rec.host() {
             "" | "." | ".." => "_",
             h if h.contains('/') => "_",
@@ -446,7 +479,7 @@ impl TextSink {
             controls(&it.rec.url),
             clock::iso8601(it.v.fetched),
             controls(lang),
-            det.encoding.name(),
+            doc.charset,
             hex(&it.v.hash),
             if it.current { "current" } else { "archived" },
             confidence(it.rec),
@@ -466,37 +499,154 @@ impl TextSink {
     }
 }
 
-/// Dumps the selected records of one snapshot of `store`.
+/// The open outputs of a dump.
+struct Sinks {
+    warc: Option<WarcSink>,
+    text: Option<TextSink>,
+    formats: Formats,
+}
+
+impl Sinks {
+    fn open(cfg: &Config) -> Result<Sinks> {
+        let mut s = Sinks {
+            warc: None,
+            text: None,
+            formats: Formats::default(),
+        };
+        let res = (|| -> Result<()> {
+            if let Some(p) = &cfg.warc {
+                s.warc = Some(WarcSink::open(p, cfg)?);
+            }
+            if let Some(d) = &cfg.text {
+                s.text = Some(TextSink::open(d, cfg.dedup_paragraphs)?);
+            }
+            s.formats = Formats::open(&cfg.formats)?;
+            Ok(())
+        })();
+        match res {
+            Ok(()) => Ok(s),
+            Err(e) => {
+                s.abandon();
+                Err(e)
+            }
+        }
+    }
+
+    fn abandon(&self) {
+        if let Some(o) = self.warc.as_ref().and_then(|s| s.out.as_ref()) {
+            o.abandon();
+        }
+        if let Some(t) = &self.text {
+            t.out.abandon();
+        }
+        self.formats.abandon();
+    }
+
+    /// Puts every file in place (synced when `sync`, for a cursor); the
+    /// WARC's size.
+    fn finish(self, sync: bool) -> Result<u64> {
+        let Sinks {
+            warc,
+            text,
+            formats,
+        } = self;
+        let mut n = 0;
+        if let Some(s) = warc {
+            match s.finish() {
+                Ok(b) => n = b,
+                Err(e) => {
+                    if let Some(t) = &text {
+                        t.out.abandon();
+                    }
+                    formats.abandon();
+                    return Err(e);
+                }
+            }
+        }
+        if let Some(t) = text {
+            let dir = t.dir.clone();
+            if let Err(e) = t.finish() {
+                formats.abandon();
+                return Err(e);
+            }
+            if sync {
+                sync_tree(&dir)?;
+            }
+        }
+        formats.finish()?;
+        Ok(n)
+    }
+}
+
+/// Syncs the file system that holds `dir`: the text files are written
+/// one by one without a sync each, and a cursor may only count them as
+/// exported once they are on disk.
+fn sync_tree(dir: &Path) -> Result<()> {
+    let d = File::open(dir).map_err(|e| Error::io(dir, "cannot open", e))?;
+    // SAFETY: syncfs takes any open descriptor; `d` outlives the call.
+    if unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&d)) } != 0 {
+        return Err(Error::io(dir, "cannot sync", io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
+/// Whether a selected record is exported: not when it is an exact or near
+/// duplicate of a page in the corpus (`store::dups`), unless
+/// `--duplicates` asks for those too. Every output format goes through
+/// this one test.
+pub fn exported(rd: &Read<'_>, key: &Key, rec: &Record, cfg: &Config) -> Result<bool> {
+    if cfg.duplicates {
+        return Ok(true);
+    }
+    match dups::covered(rd, key, &CORPUS)? {
+        Some(m) => {
+            debug!("{}: {} duplicate, skipped", rec.url, m.kind);
+            Ok(false)
+        }
+        None => Ok(true),
+    }
+}
+
+/// Dumps the selected records of one snapshot of `store`; with a cursor,
+/// advances it once every file is in place.
 pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Result<Report> {
     let mut sel = cfg.select.clone();
     if sel.states.is_empty() {
         sel.states = CORPUS.to_vec();
     }
     let warc_path = cfg.warc.clone().unwrap_or_default();
-    let mut sink = match &cfg.warc {
-        Some(p) => Some(WarcSink::open(p, cfg)?),
-        None => None,
-    };
-    let mut text = match &cfg.text {
-        Some(d) => match TextSink::open(d) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                if let Some(o) = sink.as_ref().and_then(|s| s.out.as_ref()) {
-                    o.abandon();
-                }
-                return Err(e);
-            }
-        },
-        None => None,
-    };
+    let mut sinks = Sinks::open(cfg)?;
     let mut rep = Report::default();
-    let rd = store.read()?;
+    // The time is taken before the snapshot: whatever commits after it
+    // has a later time or a lease the snapshot shows.
+    let now = clock::now();
+    let rd = match store.read() {
+        Ok(rd) => rd,
+        Err(e) => {
+            sinks.abandon();
+            return Err(e);
+        }
+    };
+    let mut inc = match Incremental::begin(&rd, cfg.since, cfg.cursor.as_deref(), now) {
+        Ok(i) => i,
+        Err(e) => {
+            sinks.abandon();
+            return Err(e);
+        }
+    };
     let res = sel.walk(&rd, |key, rec| {
         // The stored language is nlpc-vrfy's code, looked up in the same
         // table as the option, so `--lang lvs` finds "lv".
         if !cfg.langs.is_empty()
             && !lang::of_tag(&rec.language).is_some_and(|l| cfg.langs.contains(&l))
         {
+            return Ok(true);
+        }
+        if !inc.wanted(&key, &rec) {
+            return Ok(true);
+        }
+        if !exported(&rd, &key, &rec, cfg)? {
+            rep.duplicates += 1;
             return Ok(true);
         }
         let mut items: Vec<Item<'_>> = Vec::new();
@@ -519,7 +669,7 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
             v: Version::of(&rec),
             current: true,
         });
-        if let Some(s) = sink.as_mut() {
+        if let Some(s) = sinks.warc.as_mut() {
             s.written.clear();
         }
         let mut any = false;
@@ -539,14 +689,27 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
                 rep.missing += 1;
                 continue;
             };
-            if let Some(s) = sink.as_mut() {
+            if let Some(s) = sinks.warc.as_mut() {
                 if s.version(it, &body, &warc_path)? {
                     rep.revisits += 1;
                 }
             }
-            if let Some(t) = text.as_mut() {
-                if t.version(it, &body)? {
+            // Decoded and extracted once for the text tree and the
+            // corpus formats alike.
+            let doc = if sinks.text.is_some() || sinks.formats.any() {
+                let dup = corpus::duplicate_of(&rd, it.key)?;
+                corpus::document(it.rec, &it.v, it.current, &body, dup)
+            } else {
+                None
+            };
+            if let Some(t) = sinks.text.as_mut() {
+                if t.version(it, doc.as_ref())? {
                     rep.text_files += 1;
+                }
+            }
+            if let Some(d) = &doc {
+                if sinks.formats.version(it.key, it.rec, &it.v, d)? {
+                    rep.documents += 1;
                 }
             }
             rep.versions += 1;
@@ -554,34 +717,19 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
         }
         if any {
             rep.records += 1;
+            inc.exported(&key, &rec);
             debug!("dumped {}", rec.url);
         }
         Ok(true)
     });
     drop(rd);
     if let Err(e) = res {
-        if let Some(o) = sink.as_ref().and_then(|s| s.out.as_ref()) {
-            o.abandon();
-        }
-        if let Some(t) = &text {
-            t.out.abandon();
-        }
+        sinks.abandon();
         return Err(e);
     }
-    if let Some(s) = sink {
-        match s.finish() {
-            Ok(n) => rep.warc_bytes = n,
-            Err(e) => {
-                if let Some(t) = &text {
-                    t.out.abandon();
-                }
-                return Err(e);
-            }
-        }
-    }
-    if let Some(t) = text {
-        t.finish()?;
-    }
+    rep.warc_bytes = sinks.finish(cfg.cursor.is_some())?;
+    rep.skipped = inc.skipped;
+    inc.commit(store)?;
     Ok(rep)
 }
 

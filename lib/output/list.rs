@@ -9,6 +9,7 @@ use crate::run::clock::iso8601;
 use crate::run::options::Parsed;
 use crate::store::archive::{self, Archive};
 use crate::store::cache::Cache;
+use crate::store::dups::{self, Mark};
 use crate::store::record::{Record, State};
 use crate::store::select::Selector;
 use crate::store::{Key, Read};
@@ -24,6 +25,8 @@ pub struct Config {
     pub json: bool,
     /// `--history`: the versions of this URL.
     pub history: Option<String>,
+    /// `--cluster`: the duplicates cluster of this URL.
+    pub cluster: Option<String>,
     /// `--check`: check the whole database instead of listing.
     pub check: bool,
     /// `--backup`: copy the database into this directory instead of listing.
@@ -38,6 +41,7 @@ impl Config {
             counts: o.flag("c"),
             json: o.flag("json"),
             history: o.text("history"),
+            cluster: o.text("cluster"),
             check: o.flag("check"),
             backup: o.path("backup"),
         };
@@ -49,8 +53,20 @@ impl Config {
                 "--history takes no other selector and no -c".into(),
             ));
         }
+        if cfg.cluster.is_some()
+            && (cfg.counts
+                || cfg.history.is_some()
+                || s.pattern.is_some()
+                || !s.states.is_empty()
+                || !s.auth.is_empty())
+        {
+            return Err(Error::Usage(
+                "--cluster takes no other selector, no --history and no -c".into(),
+            ));
+        }
         let selected = cfg.counts
             || cfg.history.is_some()
+            || cfg.cluster.is_some()
             || s.pattern.is_some()
             || !s.states.is_empty()
             || !s.auth.is_empty();
@@ -240,4 +256,81 @@ pub fn emit(out: &mut impl Write, line: &str) -> Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
         Err(e) => Err(Error::io("standard output", "cannot write", e)),
     }
+}
+
+/// What the per-record view says of a duplicate: "exact duplicate of URL"
+/// or "near duplicate of URL (distance N)"; None for any other record.
+pub fn duplicate_note(rd: &Read<'_>, key: &Key) -> Result<Option<(Mark, String)>> {
+    let Some(m) = dups::duplicate_of(rd, key)? else {
+        return Ok(None);
+    };
+    let url = rd.get(&m.first)?.map(|r| r.url).unwrap_or_default();
+    let note = match m.kind {
+        dups::Kind::Exact => format!("exact duplicate of {url}"),
+        dups::Kind::Near => format!("near duplicate of {url} (distance {})", m.distance),
+    };
+    Ok(Some((m, note)))
+}
+
+/// A record's line with its duplicate mark, if it has one: in the TSV the
+/// reason column (empty for a verified page) says "... duplicate of URL";
+/// the JSON object gains `duplicate` (`exact` or `near`), `duplicate_of`
+/// (the first copy's URL) and `distance`.
+pub fn record_line(rd: &Read<'_>, k: &Key, r: &Record, json: bool) -> Result<String> {
+    let note = duplicate_note(rd, k)?;
+    Ok(match (note, json) {
+        (None, true) => json_line(k, r),
+        (None, false) => tsv_line(r),
+        (Some((m, _)), true) => {
+            let line = json_line(k, r);
+            let mut v: serde_json::Value =
+                serde_json::from_str(&line).map_err(|e| Error::Input(format!("{}: {e}", r.url)))?;
+            let first = rd.get(&m.first)?.map(|r| r.url).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert("duplicate".into(), m.kind.name().into());
+                o.insert("duplicate_of".into(), first.into());
+                o.insert("distance".into(), m.distance.into());
+            }
+            json_controls(v.to_string())
+        }
+        (Some((_, note)), false) => {
+            let mut r = r.clone();
+            if r.reason.is_empty() {
+                r.reason = note;
+            }
+            tsv_line(&r)
+        }
+    })
+}
+
+/// `--cluster`: the first copy of the text of the record under `key`,
+/// then each of its duplicates in the order they were verified, a line
+/// each. TSV: role (`first`, `exact`, `near`), distance (`-` for the first
+/// copy), state, URL. JSON: `role`, `distance` (null for the first copy),
+/// `state`, `url`. Empty when the record is not a verified page.
+pub fn cluster_lines(rd: &Read<'_>, key: &Key, json: bool) -> Result<Vec<String>> {
+    let Some(c) = dups::cluster(rd, key)? else {
+        return Ok(Vec::new());
+    };
+    let mut rows: Vec<(&str, Option<u32>, Key)> = vec![("first", None, c.first)];
+    for (k, m) in &c.members {
+        rows.push((m.kind.name(), Some(m.distance), *k));
+    }
+    let mut out = Vec::new();
+    for (role, d, k) in rows {
+        let (state, url) = match rd.get(&k)? {
+            Some(r) => (r.state.name(), r.url),
+            None => ("-", k.hex()),
+        };
+        out.push(if json {
+            json_controls(
+                serde_json::json!({"role": role, "distance": d, "state": state, "url": url})
+                    .to_string(),
+            )
+        } else {
+            let d = d.map_or("-".to_string(), |d| d.to_string());
+            format!("{role}\t{d}\t{state}\t{}", controls(&url))
+        });
+    }
+    Ok(out)
 }

@@ -7,6 +7,8 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use sha1::{Digest, Sha1};
 
+use crate::store::Key;
+
 /// The profile of a revisit record whose payload equals an earlier one's.
 pub const IDENTICAL_PAYLOAD: &str =
     "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest";
@@ -14,6 +16,26 @@ pub const IDENTICAL_PAYLOAD: &str =
 /// A new WARC-Record-ID: a random UUID URN in angle brackets.
 pub fn record_id() -> String {
     format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+}
+
+/// The WARC-Record-ID of the record that holds one version of a page (its
+/// response, or its revisit): a UUID URN made from the record's key, the
+/// version's fetch time and its body's hash, so that every dump names a
+/// version alike and a WET file's WARC-Refers-To finds its response in a
+/// WARC file written by another run. The UUID is of version 8 (custom):
+/// 122 bits of a BLAKE3 hash, not random bits.
+pub fn version_id(key: &Key, fetched: u64, hash: &[u8; 32]) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(b"nlpcrawl WARC version record\0");
+    h.update(&key.0);
+    h.update(&fetched.to_be_bytes());
+    h.update(hash);
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&h.finalize().as_bytes()[..16]);
+    format!(
+        "<urn:uuid:{}>",
+        uuid::Builder::from_custom_bytes(b).into_uuid()
+    )
 }
 
 /// A labelled SHA-1 digest in base32, the form archive tools read
@@ -108,6 +130,21 @@ impl<W: Write> Writer<W> {
 mod tests {
     use super::*;
     use std::io::Read;
+
+    #[test]
+    fn version_ids_are_stable_and_distinct() {
+        let k = Key([7; crate::store::KEY_LEN]);
+        let a = version_id(&k, 1, &[1; 32]);
+        assert_eq!(a, version_id(&k, 1, &[1; 32]));
+        assert_ne!(a, version_id(&k, 2, &[1; 32]));
+        assert_ne!(a, version_id(&k, 1, &[2; 32]));
+        assert_ne!(a, version_id(&Key([8; crate::store::KEY_LEN]), 1, &[1; 32]));
+        let u = a
+            .strip_prefix("<urn:uuid:")
+            .and_then(|x| x.strip_suffix('>'))
+            .unwrap();
+        assert_eq!(uuid::Uuid::parse_str(u).unwrap().get_version_num(), 8);
+    }
 
     #[test]
     fn digests_in_base32() {

@@ -134,6 +134,105 @@ pub fn parse_http_date(s: &str) -> Option<u64> {
     Some(days as u64 * 86_400 + h * 3600 + mi * 60 + se)
 }
 
+/// Parses a point in time as users give one: Unix seconds, or an RFC 3339
+/// date and time (`2026-11-24T13:45:00Z`, `2026-11-24T15:45:00+02:00`; a
+/// fraction of a second is ignored). An offset is applied, so the result
+/// is UTC.
+pub fn parse_time(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        return t
+            .parse::<u64>()
+            .map_err(|_| format!("{s:?} is too large for Unix seconds"));
+    }
+    let bad =
+        || format!("{s:?} is neither Unix seconds nor an RFC 3339 time (2026-11-24T13:45:00Z)");
+    // Every field is ASCII; anything else cannot be one, and slicing by
+    // byte below is then safe.
+    if !t.is_ascii() || t.len() < 20 {
+        return Err(bad());
+    }
+    let b = t.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<u64> {
+        let f = t.get(r)?;
+        f.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| f.parse().ok())?
+    };
+    let ok_seps = b[4] == b'-'
+        && b[7] == b'-'
+        && matches!(b[10], b'T' | b't' | b' ')
+        && b[13] == b':'
+        && b[16] == b':';
+    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(se)) = (
+        num(0..4),
+        num(5..7),
+        num(8..10),
+        num(11..13),
+        num(14..16),
+        num(17..19),
+    ) else {
+        return Err(bad());
+    };
+    if !ok_seps
+        || !(1970..=9999).contains(&y)
+        || !(1..=12).contains(&mo)
+        || !(1..=31).contains(&d)
+        || h > 23
+        || mi > 59
+        || se > 60
+    {
+        return Err(bad());
+    }
+    let mut rest = &t[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if n == 0 {
+            return Err(bad());
+        }
+        rest = &frac[n..];
+    }
+    let offset: i64 = match rest {
+        "Z" | "z" => 0,
+        o if o.len() == 6 && (o.starts_with('+') || o.starts_with('-')) && &o[3..4] == ":" => {
+            let (Some(oh), Some(om)) = (
+                o[1..3].parse::<i64>().ok().filter(|h| *h <= 23),
+                o[4..6].parse::<i64>().ok().filter(|m| *m <= 59),
+            ) else {
+                return Err(bad());
+            };
+            let v = oh * 3600 + om * 60;
+            if o.starts_with('-') {
+                -v
+            } else {
+                v
+            }
+        }
+        _ => return Err(bad()),
+    };
+    let days = days_from_civil(y as i64, mo as u32, d as u32);
+    let local = days * 86_400 + (h * 3600 + mi * 60 + se) as i64;
+    u64::try_from(local - offset).map_err(|_| format!("{s:?} is before 1970"))
+}
+
+/// Parses the start of a stretch of time ending `now`: a time (RFC 3339 or
+/// Unix seconds, as [`parse_time`]) or a length back from `now` with its
+/// unit (`90m`, `6h`, `2d`). A bare number is Unix seconds.
+pub fn parse_since(s: &str, now: u64) -> Result<u64, String> {
+    let t = s.trim();
+    let mut chars = t.chars();
+    let unit = chars.next_back();
+    let num = chars.as_str();
+    if matches!(unit, Some('s' | 'm' | 'h' | 'd' | 'w'))
+        && !num.is_empty()
+        && num.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    {
+        let d = parse_duration(t)?;
+        return Ok(now.saturating_sub(d.as_secs()));
+    }
+    parse_time(t).map_err(|e| format!("{e}, nor a length of time such as 6h"))
+}
+
 /// Parses a duration: a number with an optional unit, `s` (the default),
 /// `m`, `h`, `d` or `w`; fractions are allowed (`0.5s`).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -169,11 +268,49 @@ mod tests {
     use super::*;
 
     #[test]
+    fn since_takes_a_time_or_a_length_back() {
+        let now = 1_800_000_000;
+        assert_eq!(parse_since("6h", now), Ok(now - 6 * 3600));
+        assert_eq!(parse_since("2d", now), Ok(now - 2 * 86_400));
+        assert_eq!(parse_since("1700000000", now), Ok(1_700_000_000));
+        assert_eq!(parse_since("1970-01-01T00:01:00Z", now), Ok(60));
+        assert_eq!(parse_since("99999999999w", 5).ok(), None);
+        assert!(parse_since("6x", now).is_err());
+        assert!(parse_since("h", now).is_err());
+        assert!(parse_since("", now).is_err());
+    }
+
+    #[test]
     fn iso_and_http_dates() {
         assert_eq!(iso8601(0), "-");
         assert_eq!(iso8601(784_111_777), "1994-11-06T08:49:37Z");
         assert_eq!(http_date(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT");
         assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn times_as_unix_seconds_or_rfc_3339() {
+        let t = 1_764_000_000; // 2025-11-24T16:00:00Z
+        assert_eq!(iso8601(t), "2025-11-24T16:00:00Z");
+        assert_eq!(parse_time("1764000000"), Ok(t));
+        assert_eq!(parse_time("2025-11-24T16:00:00Z"), Ok(t));
+        assert_eq!(parse_time("2025-11-24t16:00:00.250z"), Ok(t));
+        assert_eq!(parse_time("2025-11-24T18:00:00+02:00"), Ok(t));
+        assert_eq!(parse_time("2025-11-24T11:30:00-04:30"), Ok(t));
+        for bad in [
+            "",
+            "yesterday",
+            "2025-11-24",
+            "2025-11-24T16:00:00",
+            "2025-13-24T16:00:00Z",
+            "2025-11-24T16:00:00+2:00",
+            "2025-11-24T16:00:00.Z",
+            "1970-01-01T00:00:00+01:00",
+            "2025-11-24T16:0ā:00Z",
+            "99999999999999999999999",
+        ] {
+            assert!(parse_time(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::info;
 use crate::run::clock;
 use crate::run::options::Common;
 use crate::store::record::{Lease, Record, State, RECLAIM_LIMIT};
+use crate::store::wake::{self, Waiter};
 use crate::store::{self, Key, Store};
 
 /// A lease older than this is reclaimed even if its owner still runs: no
@@ -152,6 +153,16 @@ pub struct Daemon {
     pub signals: Signals,
     /// Records in a row whose work failed (see [`Daemon::contain`]).
     failing: Cell<u32>,
+    /// The wake-up socket for the states last waited for, and a signalfd
+    /// of the stop signals, made at the first wait; None inside when they
+    /// could not be made (the daemon then polls).
+    wake: RefCell<Option<(u32, Option<Wake>)>>,
+}
+
+/// What an idle daemon sleeps on: its wake-up socket and its stop signals.
+struct Wake {
+    waiter: Waiter,
+    signals: std::os::fd::OwnedFd,
 }
 
 /// What became of the work on one record.
@@ -189,6 +200,7 @@ impl Daemon {
             store,
             signals,
             failing: Cell::new(0),
+            wake: RefCell::new(None),
         };
         d.reclaim()?;
         Ok(d)
@@ -308,11 +320,15 @@ impl Daemon {
     }
 
     /// Waits until a record is waiting in one of `inputs`, `--use-interval`
-    /// has passed, or a stop signal came (then true). Looking costs one
-    /// counter read, so an idle daemon wakes within [`WAKE_CHECK`] of new
-    /// work instead of a whole interval later.
+    /// has passed, or a stop signal came (then true). A commit that adds
+    /// records to one of `inputs` wakes the daemon at once (see
+    /// [`crate::store::wake`]); where no wake-up socket can be made, it
+    /// reads its input's counters every [`WAKE_CHECK`] instead.
     pub fn idle(&self, inputs: &[State]) -> Result<bool> {
         let end = std::time::Instant::now() + self.common.interval;
+        if !inputs.is_empty() && self.wake_fd(inputs).is_some() {
+            return self.sleep(inputs, end);
+        }
         loop {
             let left = end.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
@@ -322,6 +338,120 @@ impl Daemon {
                 return Ok(true);
             }
             if !inputs.is_empty() && self.waiting(inputs)? {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// The descriptor that becomes readable when a commit adds records to
+    /// one of `inputs`, binding this process's wake-up socket the first
+    /// time; None when it cannot be had (said once in the log). Callers
+    /// that poll it must look at their input after each wake-up, since
+    /// wake-ups are not counted; [`Daemon::drain_wake`] empties it.
+    pub fn wake_fd(&self, inputs: &[State]) -> Option<std::os::fd::RawFd> {
+        let m = wake::mask(inputs);
+        let mut slot = self.wake.borrow_mut();
+        if slot.as_ref().is_none_or(|(had, _)| *had != m) {
+            // Drop the old socket before binding the new one of this pid.
+            *slot = None;
+            let made = Waiter::bind(&self.common.db, inputs)
+                .map_err(|e| format!("{}: {e}", self.common.db.join(wake::DIR).display()))
+                .and_then(|waiter| {
+                    // SAFETY: the set is valid; -1 asks for a new descriptor.
+                    let fd = unsafe {
+                        libc::signalfd(
+                            -1,
+                            self.signals.set.as_ref(),
+                            libc::SFD_NONBLOCK | libc::SFD_CLOEXEC,
+                        )
+                    };
+                    if fd < 0 {
+                        return Err(format!("signalfd: {}", std::io::Error::last_os_error()));
+                    }
+                    // SAFETY: fd was just made and is owned by nothing else.
+                    let signals = unsafe {
+                        <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd)
+                    };
+                    Ok(Wake { waiter, signals })
+                });
+            let wake = match made {
+                Ok(w) => Some(w),
+                Err(why) => {
+                    info!(
+                        "no wake-ups ({why}): looking for work every {} ms instead",
+                        WAKE_CHECK.as_millis()
+                    );
+                    None
+                }
+            };
+            *slot = Some((m, wake));
+        }
+        slot.as_ref()
+            .and_then(|(_, w)| w.as_ref())
+            .map(|w| w.waiter.fd())
+    }
+
+    /// Empties the wake-up socket; true when a wake-up had come.
+    pub fn drain_wake(&self) -> bool {
+        self.wake
+            .borrow()
+            .as_ref()
+            .and_then(|(_, w)| w.as_ref())
+            .is_some_and(|w| w.waiter.drain())
+    }
+
+    /// [`Daemon::idle`] with a wake-up socket: sleeps in poll(2) on it and
+    /// on the stop signals until `end`.
+    fn sleep(&self, inputs: &[State], end: std::time::Instant) -> Result<bool> {
+        // Emptied before looking, so a commit after the look wakes the
+        // poll below, and one before it is seen by the look.
+        self.drain_wake();
+        if self.waiting(inputs)? {
+            // Work is there that the step just left (its servers rest, its
+            // addresses are taken), or that came meanwhile: look again
+            // soon, as without wake-ups, rather than spin or sleep long.
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            return Ok(self.signals.wait(left.min(WAKE_CHECK)));
+        }
+        loop {
+            if self.signals.stopping() {
+                return Ok(true);
+            }
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Ok(false);
+            }
+            let (sock, sig) = {
+                let slot = self.wake.borrow();
+                match slot.as_ref().and_then(|(_, w)| w.as_ref()) {
+                    Some(w) => (w.waiter.fd(), std::os::fd::AsRawFd::as_raw_fd(&w.signals)),
+                    None => return Ok(self.signals.wait(left)),
+                }
+            };
+            let mut fds = [
+                libc::pollfd {
+                    fd: sock,
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: sig,
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            // Rounded up, so a wait never ends just before `end`.
+            let ms = left.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+            // SAFETY: fds is a valid array of two pollfd for the call.
+            let r = unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
+            if r < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(Error::Input(format!("waiting for work: poll: {e}")));
+                }
+            }
+            if fds[0].revents != 0 {
+                self.drain_wake();
                 return Ok(false);
             }
         }

@@ -14,6 +14,7 @@
 pub mod fetch;
 pub mod resolve;
 pub mod scan;
+pub mod tunnel;
 pub mod up;
 pub mod vrfy;
 
@@ -22,7 +23,8 @@ use crate::run::options::Parsed;
 use crate::web::admit::Filter;
 
 /// The URL admission filter of nlpc-scan's links and seeds and nlpc-fetch's
-/// redirects: `--filter-scheme`, `--filter-auth` and the `--max-*` guards.
+/// redirects: `--filter-scheme`, `--filter-auth`, the `--max-*` guards and
+/// the scope options.
 pub fn admission(o: &Parsed) -> Result<Filter> {
     Ok(Filter {
         schemes: o.schemes("filter-scheme")?,
@@ -31,5 +33,16 @@ pub fn admission(o: &Parsed) -> Result<Filter> {
         max_depth: o.int("max-path-depth")?,
         max_repeat: o.int("max-repeat")?,
         allow_private: o.flag("allow-private"),
+        deny: o.denies("filter-deny")?,
+        include: o.patterns("filter-include")?,
+        exclude: o.patterns("filter-exclude")?,
+        // Only nlpc-scan makes links; a redirect keeps its source's depth.
+        link_depth: match o.program {
+            crate::run::options::Program::Scan | crate::run::options::Program::Nlpcd => {
+                o.int_opt("filter-depth")?
+            }
+            _ => None,
+        },
+        quota: o.int("filter-quota")?,
     })
 }

@@ -9,7 +9,7 @@ use crate::run::clock;
 use crate::run::daemon::{Contained, Daemon};
 use crate::store::cache::Cache;
 use crate::store::record::{Flags, Record, State};
-use crate::store::{Inserted, Store};
+use crate::store::{scope, Inserted, Store};
 use crate::web::admit::{self, Filter, Refusal};
 use crate::web::links::{self, Links};
 use crate::web::url::{self, Base};
@@ -145,6 +145,9 @@ pub struct Config {
     /// `--filter-ascend-scan`: enqueue the parent directories of scanned
     /// (verified) documents only.
     pub ascend_scan: bool,
+    /// `--filter-tunnel`: follow the links of rejected pages, up to this
+    /// many rejected pages in a row (`store::tunnel`); 0 follows none.
+    pub tunnel: u8,
     /// Records taken per transaction.
     pub batch: usize,
 }
@@ -155,6 +158,7 @@ impl Default for Config {
             filter: Filter::default(),
             ascend: false,
             ascend_scan: false,
+            tunnel: 0,
             batch: 64,
         }
     }
@@ -167,6 +171,7 @@ impl Config {
             filter: crate::stage::admission(o)?,
             ascend: o.flag("filter-ascend"),
             ascend_scan: o.flag("filter-ascend-scan"),
+            tunnel: o.int("filter-tunnel")?,
             ..Config::default()
         })
     }
@@ -219,10 +224,10 @@ pub fn seed(
         pending.push(rec);
         // Commit in slices so a huge seed list never holds the writer long.
         if pending.len() == SEED_SLICE {
-            insert_seeds(store, &mut pending, &mut rep)?;
+            insert_seeds(store, filter, &mut pending, &mut rep)?;
         }
     }
-    insert_seeds(store, &mut pending, &mut rep)?;
+    insert_seeds(store, filter, &mut pending, &mut rep)?;
     Ok(rep)
 }
 
@@ -230,15 +235,26 @@ pub fn seed(
 /// slice dirties are shared by many inserts.
 const SEED_SLICE: usize = 100_000;
 
-fn insert_seeds(store: &Store, pending: &mut Vec<Record>, rep: &mut SeedReport) -> Result<()> {
+fn insert_seeds(
+    store: &Store,
+    filter: &Filter,
+    pending: &mut Vec<Record>,
+    rep: &mut SeedReport,
+) -> Result<()> {
     if pending.is_empty() {
         return Ok(());
     }
+    // In key order: neighbouring keys share B-tree pages.
+    pending.sort_by_cached_key(|r| store.hash(&r.url));
     let mut w = store.write()?;
-    for r in w.insert_batch(pending)? {
-        match r {
-            Inserted::New(_) => rep.added += 1,
-            Inserted::Known(..) => rep.known += 1,
+    for r in pending.iter() {
+        match scope::insert(&mut w, r, filter)? {
+            Ok(Inserted::New(_)) => rep.added += 1,
+            Ok(Inserted::Known(..)) => rep.known += 1,
+            Err(why) => {
+                info!("{}: {why}", admit::shown(&r.url));
+                rep.bad += 1;
+            }
         }
     }
     w.commit()?;
@@ -269,7 +285,7 @@ fn doc_kind(content_type: &str) -> Option<bool> {
 }
 
 /// Extracts the links of `rec`'s body and admits them (resolved,
-/// normalised, filtered: [`Filter::admit`]).
+/// normalised, filtered: [`Filter::admit_link`]).
 pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
     let mut found = Found::default();
     let enc: &'static Encoding = charset::resolve(&rec.charset).unwrap_or(UTF_8);
@@ -307,7 +323,7 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
             if !raw.insert(r.as_str()) {
                 continue;
             }
-            let u = match cfg.filter.admit(r, Some(&base)) {
+            let u = match cfg.filter.admit_link(r, Some(&base), rec.depth) {
                 Ok(u) => u,
                 Err(why) => {
                     skip(r, why);
@@ -316,7 +332,7 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
             };
             if cfg.ascend {
                 for p in url::parents(&u) {
-                    match cfg.filter.admit(&p, None) {
+                    match cfg.filter.admit_link(&p, None, rec.depth) {
                         Ok(p) => add(p, &mut found),
                         Err(why) => skip(&p, why),
                     }
@@ -327,7 +343,7 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
     }
     if cfg.ascend_scan {
         for p in url::parents(&rec.url) {
-            match cfg.filter.admit(&p, None) {
+            match cfg.filter.admit_link(&p, None, rec.depth) {
                 Ok(p) => add(p, &mut found),
                 Err(why) => skip(&p, why),
             }
@@ -396,9 +412,10 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
         for u in found.map(|f| f.urls).unwrap_or_default() {
             let mut r = Record::new(&u, now);
             r.depth = rec.depth.saturating_add(1);
-            match w.insert(&r)? {
-                Inserted::New(_) => new += 1,
-                Inserted::Known(..) => known += 1,
+            match scope::insert(&mut w, &r, &cfg.filter)? {
+                Ok(Inserted::New(_)) => new += 1,
+                Ok(Inserted::Known(..)) => known += 1,
+                Err(why) => debug!("{}: skip {}: {why}", rec.url, admit::shown(&u)),
             }
         }
         scanned += 1;

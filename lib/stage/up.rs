@@ -12,8 +12,9 @@ use crate::run::options::Parsed;
 use crate::stage::resolve::{HostEntry, Outcome};
 use crate::store::cache::Cache;
 use crate::store::record::{Record, State};
+use crate::store::sched::{Entry, Policy};
 use crate::store::select::Selector;
-use crate::store::{Key, Store, Table, Write};
+use crate::store::{Key, Read, Store, Table, Write};
 use crate::{debug, info};
 
 const DAY: u64 = 86_400;
@@ -61,6 +62,18 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The timing the due index follows.
+    pub fn policy(&self) -> Policy {
+        Policy {
+            ttexp: self.ttexp,
+            ttmin: self.ttmin,
+            ttrej: self.ttrej,
+            ttrev: self.ttrev,
+            ttdel: self.ttdel,
+            rtdead: self.rtdead,
+        }
+    }
+
     /// nlpc-up's configuration from its options.
     pub fn from_options(o: &Parsed) -> Result<Config> {
         let ttexp = o.duration("ttexp")?.as_secs();
@@ -183,35 +196,45 @@ const WALKED: [State; 6] = [
     State::Redirect,
 ];
 
-/// When a SCANNED record fetched at `r.fetched` expires: `ttexp` after the
-/// fetch, or sooner when the server said so, but never before `ttmin`.
+/// When a SCANNED record fetched at `r.fetched` expires, before any
+/// adaptation of its interval: `ttexp` after the fetch, or sooner when the
+/// server said so, but never before `ttmin`.
 pub fn expiry_time(cfg: &Config, r: &Record) -> u64 {
-    let base = if r.fetched != 0 { r.fetched } else { r.changed };
-    let mut due = base.saturating_add(cfg.ttexp);
-    if r.expires != 0 {
-        due = due.min(r.expires.max(base.saturating_add(cfg.ttmin)));
-    }
-    due
+    let mut s = r.clone();
+    s.state = State::Scanned;
+    cfg.policy()
+        .due_time(&s, &Entry::default())
+        .unwrap_or(u64::MAX)
 }
 
-/// What a timed pass does to `r` at `now`, if anything. A record is due at
-/// its time exactly: one second before, it stays.
-pub fn due(cfg: &Config, r: &Record, now: u64) -> Option<Action> {
-    if r.lease.is_some() {
-        return None;
-    }
-    let after = |t: u64| now >= r.changed.saturating_add(t);
+/// What nlpc-up does to a record of its states once it is due.
+fn action_of(cfg: &Config, r: &Record) -> Option<Action> {
     match r.state {
-        State::Scanned => (now >= expiry_time(cfg, r)).then_some(Action::Expire),
-        State::Rejected | State::Excluded | State::Redirect => {
-            after(cfg.ttrej).then_some(Action::Expire)
+        State::Scanned | State::Rejected | State::Excluded | State::Redirect => {
+            Some(Action::Expire)
         }
         // A record that failed its rtdead-th revival in a row dies at once:
         // waiting ttrev again would only delay the verdict.
         State::Unreach if r.revivals >= cfg.rtdead => Some(Action::Kill),
-        State::Unreach => after(cfg.ttrev).then_some(Action::Revive),
-        State::Dead => after(cfg.ttdel).then_some(Action::Prune),
+        State::Unreach => Some(Action::Revive),
+        State::Dead => Some(Action::Prune),
         _ => None,
+    }
+}
+
+/// What a timed pass does to `r` at `now`, if anything, for a record
+/// whose schedule never adapted (the pass itself reads each record's due
+/// time from the due index). A record is due at its time exactly: one
+/// second before, it stays.
+pub fn due(cfg: &Config, r: &Record, now: u64) -> Option<Action> {
+    if r.lease.is_some() {
+        return None;
+    }
+    let t = cfg.policy().due_time(r, &Entry::default())?;
+    if now >= t {
+        action_of(cfg, r)
+    } else {
+        None
     }
 }
 
@@ -335,6 +358,9 @@ fn address_stale(w: &Write<'_>, r: &Record, ttaddr: u64, now: u64) -> Result<boo
     Ok(old || !listed)
 }
 
+/// What to do to a record, looked at again inside the write transaction.
+type Decide<'a> = dyn Fn(&Write<'_>, &Key, &Record) -> Result<Vec<Action>> + 'a;
+
 /// Moves the records under `keys` that `decide` still wants moved, looking
 /// at each again inside the write transaction: one that another daemon
 /// leased or moved since the snapshot is left alone.
@@ -345,7 +371,7 @@ fn move_keys(
     cfg: &Config,
     rep: &mut Report,
     now: u64,
-    decide: &dyn Fn(&Record) -> Vec<Action>,
+    decide: &Decide<'_>,
 ) -> Result<()> {
     for chunk in keys.chunks(cfg.batch.max(1)) {
         let mut w = store.write()?;
@@ -357,7 +383,7 @@ fn move_keys(
                 debug!("{}: leased, left alone", before.url);
                 continue;
             }
-            let actions = decide(&before);
+            let actions = decide(&w, key, &before)?;
             if actions.is_empty() {
                 continue;
             }
@@ -372,11 +398,15 @@ fn move_keys(
                 log_move(&prev, &r, *a);
             }
             w.update(key, &r)?;
+            // For nlpc-index: a pruned page leaves the index.
+            w.log_change(key, r.state)?;
             if r.state == State::Gone {
                 // Inside the transaction: if we die before the commit the
                 // record is still DEAD and the next pass prunes it again,
                 // so a cached body is never left without its record.
                 cache.remove(key)?;
+                // Its text leaves the duplicate index with it.
+                crate::store::dups::forget(&mut w, key)?;
             }
         }
         w.commit()?;
@@ -384,40 +414,72 @@ fn move_keys(
     Ok(())
 }
 
-/// One timed pass over every state nlpc-up acts on, at the crawl's `now`.
+/// Stores the policy of `cfg` in the database when it is not the one
+/// there: the due index is then built again for it (once, on the first
+/// pass after the options changed; the rare full walk).
+pub fn sync_policy(store: &Store, cfg: &Config) -> Result<()> {
+    let p = cfg.policy();
+    if store.read()?.sched_policy()? == p {
+        return Ok(());
+    }
+    let mut w = store.write()?;
+    if w.set_policy(&p)? {
+        info!("schedule options changed: due times computed again");
+    }
+    w.commit()
+}
+
+/// One timed pass over every state nlpc-up acts on, at the crawl's `now`:
+/// a walk of the due index up to `now`, so its cost follows what is due,
+/// not the size of the database.
 pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Report> {
+    // A run over some hosts or URLs with timing of its own (a cron job
+    // refreshing one site faster) leaves the crawl's policy and index alone
+    // and walks its selection instead.
+    let narrow = cfg.select.auth.len() + usize::from(cfg.select.pattern.is_some()) > 0;
+    if narrow && store.read()?.sched_policy()? != cfg.policy() {
+        return scan_pass(store, cache, cfg, now);
+    }
+    sync_policy(store, cfg)?;
     let mut rep = Report::default();
     let sel = &cfg.select;
     for state in WALKED {
         if !sel.states.is_empty() && !sel.states.contains(&state) {
             continue;
         }
-        let mut from: Option<Key> = None;
+        let mut from: Option<(u64, Key)> = None;
         loop {
             let mut keys = Vec::new();
             let mut seen = 0;
             let mut last = None;
             {
                 let rd = store.read()?;
-                rd.walk_keys(state, false, from.as_ref(), |k| {
+                rd.walk_due(state, now, from.as_ref().map(|(t, k)| (*t, k)), |k, t| {
                     seen += 1;
                     if seen > CHUNK {
-                        last = Some(k);
+                        last = Some((t, k));
                         return Ok(false);
                     }
-                    if let Some(r) = rd.get(&k)? {
-                        if sel.matches(&r) && due(cfg, &r, now).is_some() {
+                    if sel.states_only() {
+                        keys.push(k);
+                    } else if let Some(r) = rd.get(&k)? {
+                        if sel.matches(&r) {
                             keys.push(k);
                         }
                     }
                     Ok(true)
                 })?;
             }
-            let decide = |r: &Record| -> Vec<Action> {
-                match due(cfg, r, now) {
+            let decide = |w: &Write<'_>, k: &Key, r: &Record| -> Result<Vec<Action>> {
+                // Still due, by the index as it is now.
+                let e = w.sched_entry(k)?.unwrap_or_default();
+                if e.indexed != state as u8 || e.due > now {
+                    return Ok(Vec::new());
+                }
+                Ok(match action_of(cfg, r) {
                     Some(a) if r.state == state && sel.matches(r) => vec![a],
                     _ => Vec::new(),
-                }
+                })
             };
             move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
             match last {
@@ -425,6 +487,45 @@ pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Repo
                 None => break,
             }
         }
+    }
+    Ok(rep)
+}
+
+/// A pass with a timing other than the stored one, over a selection: every
+/// selected record in the states nlpc-up acts on is looked at, its due time
+/// computed with `cfg`'s times and its own adapted interval.
+fn scan_pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Report> {
+    let p = cfg.policy();
+    let sel = &cfg.select;
+    let due_now = |w: &Read<'_>, k: &Key, r: &Record| -> Result<bool> {
+        let e = w.sched_entry(k)?.unwrap_or_default();
+        Ok(r.lease.is_none() && sel.matches(r) && p.due_time(r, &e).is_some_and(|t| t <= now))
+    };
+    let mut rep = Report::default();
+    for state in WALKED {
+        if !sel.states.is_empty() && !sel.states.contains(&state) {
+            continue;
+        }
+        let mut keys = Vec::new();
+        {
+            let rd = store.read()?;
+            rd.walk_state(state, false, |k, r| {
+                if due_now(&rd, &k, &r)? {
+                    keys.push(k);
+                }
+                Ok(true)
+            })?;
+        }
+        let decide = |w: &Write<'_>, k: &Key, r: &Record| -> Result<Vec<Action>> {
+            let e = w.sched_entry(k)?.unwrap_or_default();
+            let due =
+                r.state == state && sel.matches(r) && p.due_time(r, &e).is_some_and(|t| t <= now);
+            Ok(match action_of(cfg, r) {
+                Some(a) if due => vec![a],
+                _ => Vec::new(),
+            })
+        };
+        move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
     }
     Ok(rep)
 }
@@ -461,9 +562,9 @@ pub fn force(
             Ok(true)
         })?;
     }
-    let decide = |r: &Record| -> Vec<Action> {
+    let decide = |_: &Write<'_>, _: &Key, r: &Record| -> Result<Vec<Action>> {
         if !sel.matches(r) {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         // Each action sees the state the ones before it left.
         let mut probe = r.clone();
@@ -478,7 +579,7 @@ pub fn force(
                 out.push(*a);
             }
         }
-        out
+        Ok(out)
     };
     let mut rep = Report::default();
     move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
@@ -504,6 +605,13 @@ mod tests {
         r.changed = changed;
         r.addr = "192.0.2.1".into();
         r
+    }
+
+    #[test]
+    fn the_default_times_are_the_schedules_defaults() {
+        // Else a store nlpc-up never ran on would be indexed by other times
+        // than its first pass uses, and that pass would index it again.
+        assert_eq!(Config::default().policy(), Policy::default());
     }
 
     #[test]

@@ -16,6 +16,7 @@ use whatlang::{Detector, Lang};
 
 use crate::document::charset::{self, Detected, Hints, Kind, Quality, Source};
 use crate::document::dict::Dict;
+use crate::document::fingerprint::Fingerprint;
 use crate::document::lang;
 use crate::document::{extract, text};
 use crate::error::{Error, Result};
@@ -23,6 +24,7 @@ use crate::run::clock;
 use crate::run::daemon::{Contained, Daemon};
 use crate::run::options::Parsed;
 use crate::store::cache::Cache;
+use crate::store::dups;
 use crate::store::record::{Flags, Record, State};
 use crate::{debug, info};
 
@@ -55,6 +57,12 @@ pub struct Config {
     pub dict_file: Option<PathBuf>,
     /// `--filter-dict-pct`, as a share (0 to 1).
     pub dict_min: f64,
+    /// `--dup-distance`: the most bits a near duplicate's SimHash may
+    /// differ by (see `store::dups`).
+    pub dup_distance: u32,
+    /// `--filter-tunnel`: when not 0, a rejected page's body stays in the
+    /// cache for nlpc-scan, which follows its links and then drops it.
+    pub tunnel: u64,
     /// Records taken per transaction.
     pub batch: usize,
     /// whatlang, restricted to the languages that can matter; made from
@@ -82,6 +90,8 @@ impl Default for Config {
             dict: None,
             dict_file: None,
             dict_min: DEFAULT_DICT_PCT / 100.0,
+            dup_distance: dups::DEFAULT_DISTANCE,
+            tunnel: 0,
             batch: 64,
             detector: OnceLock::new(),
         }
@@ -107,6 +117,8 @@ impl Config {
             lang_max_text: o.int("lang-max-text")?,
             dict_file,
             dict_min: o.share("filter-dict-pct")?,
+            dup_distance: o.int("dup-distance")?,
+            tunnel: o.int("filter-tunnel")?,
             ..Config::default()
         })
     }
@@ -212,6 +224,11 @@ pub struct Verdict {
     /// The dictionary ratio, if a dictionary is configured and the check
     /// got that far.
     pub dict_ratio: Option<f64>,
+    /// Bytes of the text the language was judged on (the main text).
+    pub text: u64,
+    /// The fingerprint of the judged text, for duplicates; verified pages
+    /// only.
+    pub fingerprint: Option<Fingerprint>,
 }
 
 impl Verdict {
@@ -234,6 +251,9 @@ impl Verdict {
             .as_ref()
             .map(ToString::to_string)
             .unwrap_or_default();
+        if self.rejection.is_some() {
+            crate::store::sched::forget_body(&mut r);
+        }
         if let Some(d) = &self.charset {
             r.charset = d.encoding.name().to_string();
             r.charset_source = Some(d.source);
@@ -343,9 +363,13 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     } else {
         main.text()
     };
+    v.text = judged.len() as u64;
     match judge_text(cfg, &judged, &mut v) {
         Some(r) => v.reject(r),
-        None => v,
+        None => Verdict {
+            fingerprint: Some(Fingerprint::of(&judged)),
+            ..v
+        },
     }
 }
 
@@ -464,6 +488,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     let now = clock::now();
     let mut w = d.store.write()?;
     let mut done = 0;
+    let mut rejected = Vec::new();
     for ((key, rec), v) in batch.iter().zip(&results) {
         let v = match v {
             Contained::Done(v) => v,
@@ -473,6 +498,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
                 new.reason = why.clone();
                 new.changed = now;
                 if w.finish(key, &new, lease)? {
+                    dups::record(&mut w, key, None, cfg.dup_distance)?;
                     done += 1;
                 }
                 continue;
@@ -483,10 +509,28 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
             debug!("{}: lease lost, skipped", rec.url);
             continue;
         }
+        // For nlpc-index: verified pages are (re)indexed, rejected dropped.
+        w.log_change(key, new.state)?;
         done += 1;
+        crate::store::harvest::judged(&mut w, key, &new, v.text)?;
         match &v.rejection {
-            Some(r) => info!("rejected {}: {r}", rec.url),
+            Some(r) => {
+                info!("rejected {}: {r}", rec.url);
+                // With tunnelling, nlpc-scan reads the body for its links
+                // and drops it then (`stage::tunnel`).
+                if cfg.tunnel == 0 {
+                    rejected.push(*key);
+                }
+            }
             None => info!("verified {} ({})", rec.url, summary(v)),
+        }
+        // The duplicate marks move with the verdict, in its transaction.
+        if let Some(m) = dups::record(&mut w, key, v.fingerprint.as_ref(), cfg.dup_distance)? {
+            let first = w.get(&m.first)?.map(|r| r.url).unwrap_or_default();
+            info!(
+                "{}: {} duplicate of {first} (distance {})",
+                rec.url, m.kind, m.distance
+            );
         }
     }
     // Stopping on an error: what was done is kept, and the records not
@@ -495,6 +539,11 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
         w.finish(key, rec, lease)?;
     }
     w.commit()?;
+    // Only once the record no longer names it (a kill before this leaves a
+    // file the next fetch of the page overwrites).
+    for key in &rejected {
+        cache.remove(key)?;
+    }
     match stop {
         Some(e) => Err(e),
         None => Ok(done),

@@ -1,6 +1,6 @@
 //! The store: one LMDB environment shared by every daemon.
 //!
-//! Every LMDB call in nlpcrawl lives in `store` (here, in `txn` for the
+//! Every LMDB call in nlpcrawl lives in `store` (here, in `txn` and `due` for the
 //! transactions, and in `maint` for checks and backups), so that a change
 //! of binding touches nothing else. The environment holds these databases:
 //!
@@ -11,9 +11,17 @@
 //!   walks exactly one daemon's input, in hash order;
 //! - `counters`: index byte → number of records under it, kept in the same
 //!   transaction as every state change, so counts are exact and cheap;
-//! - `meta`: the format version, and the crawl's stored settings under
-//!   `setting:NAME` keys (see [`SETTING`]);
-//! - free-form tables ([`Table`]) that other modules encode themselves.
+//! - `meta`: the format version, the crawl's stored settings under
+//!   `setting:NAME` keys (see [`SETTING`]), and nlpc-dump's export cursors
+//!   under `cursor:NAME` (`store::cursor`);
+//! - free-form tables ([`Table`]) that other modules encode themselves,
+//!   `dups` among them (duplicate marks, see `store::dups`);
+//! - `series`: the statistics history, time (8 bytes, big-endian) + daemon
+//!   name → JSON counters (see [`crate::store::series`]);
+//! - `due` and `sched`: the due index, every record waiting for nlpc-up or
+//!   for a re-fetch ordered by when it is due (see `due`);
+//! - `changes`: the change log of the corpus that nlpc-index follows (see
+//!   `store::changes`).
 
 use std::path::{Path, PathBuf};
 
@@ -100,6 +108,19 @@ pub enum Table {
     History,
     /// The `meta` table: the format version and the stored settings.
     Meta,
+    /// Host → records created (`store::scope`, for `--filter-quota`).
+    Quota,
+    /// Host → pages judged, accepted, bytes (`store::harvest`).
+    Yield,
+    /// Rejected pages whose links are followed, and the hops of records
+    /// reached through them (`store::tunnel`).
+    Tunnel,
+    /// Duplicate marks and the near-duplicate index (`store::dups`).
+    Dups,
+    /// The statistics history (see [`crate::store::series`]).
+    Series,
+    /// The change log nlpc-index follows (see `store::changes`).
+    Changes,
 }
 
 /// The key prefix of a stored setting in [`Table::Meta`]: `setting:` and
@@ -152,7 +173,11 @@ pub struct Store {
     pub(super) records: lmdb::Database,
     pub(super) index: lmdb::Database,
     pub(super) counters: lmdb::Database,
-    tables: [lmdb::Database; 5],
+    /// The due index (`due`); None only in a read-only open of a database
+    /// no writer has opened since the index was added.
+    pub(super) due: Option<lmdb::Database>,
+    pub(super) sched: Option<lmdb::Database>,
+    tables: [lmdb::Database; 11],
     hasher: Hasher,
     created: bool,
 }
@@ -223,7 +248,7 @@ impl Store {
         }
         let env = lmdb::Environment::new()
             .set_flags(flags)
-            .set_max_dbs(16)
+            .set_max_dbs(32)
             .set_max_readers(1024)
             .set_map_size(opts.map_size)
             .open(path)
@@ -264,17 +289,39 @@ impl Store {
             open("stats")?,
             open("history")?,
             meta,
+            open("quota")?,
+            open("yield")?,
+            open("tunnel")?,
+            open("dups")?,
+            open("series")?,
+            open("changes")?,
         ];
-        Ok(Store {
+        let (due, sched) = if opts.read_only {
+            let optional = |name| match env.open_db(Some(name)) {
+                Ok(d) => Ok(Some(d)),
+                Err(lmdb::Error::NotFound) => Ok(None),
+                Err(e) => Err(db_err("cannot open table", e)),
+            };
+            (optional("due")?, optional("sched")?)
+        } else {
+            (Some(open("due")?), Some(open("sched")?))
+        };
+        let store = Store {
             env,
             path: path.to_path_buf(),
             records,
             index,
             counters,
+            due,
+            sched,
             tables,
             hasher: opts.hasher,
             created,
-        })
+        };
+        if !opts.read_only {
+            store.ensure_due()?;
+        }
+        Ok(store)
     }
 
     fn check_version(
@@ -385,6 +432,8 @@ impl Store {
             store: self,
             txn,
             deltas: Vec::new(),
+            policy: None,
+            added: 0,
         })
     }
 

@@ -11,7 +11,7 @@ use lmdb::{Cursor, Transaction};
 
 use crate::error::{Error, Result};
 use crate::store::check;
-use crate::store::db::{db_error, Store, KEY_LEN};
+use crate::store::db::{db_error, Store, Table, KEY_LEN};
 use crate::store::record::{Record, State};
 use crate::store::txn::{index_key, record_index_byte};
 
@@ -87,6 +87,16 @@ impl Store {
         self.check_records(&txn, &mut rep)?;
         self.check_index(&txn, &mut rep, &mut indexed)?;
         self.check_counters(&txn, &mut rep, &indexed)?;
+        // The due index against the records, once they all decode.
+        let due_damaged = structure.damaged.iter().any(|d| d == "due" || d == "sched");
+        if rep.problems.is_empty() && !due_damaged {
+            rep.problems.extend(super::due::problems(self, &txn)?);
+        }
+        // The duplicate marks against themselves and the records.
+        if !structure.damaged.iter().any(|d| d == "dups") {
+            let rd = crate::store::Read { store: self, txn };
+            rep.problems.extend(crate::store::dups::check(&rd)?);
+        }
         Ok(rep)
     }
 
@@ -248,5 +258,18 @@ impl Store {
         std::fs::metadata(&target)
             .map(|m| m.len())
             .map_err(|e| Error::io(&target, "cannot read the backup", e))
+    }
+}
+
+impl crate::store::Read<'_> {
+    /// The entries of a free-form table, and the bytes of its B-tree pages
+    /// (branch, leaf and overflow), in this snapshot.
+    pub fn table_size(&self, t: Table) -> Result<(u64, u64)> {
+        let st = self
+            .txn
+            .stat(self.store.table(t))
+            .map_err(|e| self.store.err("cannot read table size", e))?;
+        let pages = (st.branch_pages() + st.leaf_pages() + st.overflow_pages()) as u64;
+        Ok((st.entries() as u64, pages * u64::from(st.page_size())))
     }
 }

@@ -1,20 +1,30 @@
 //! The store: the one LMDB environment every daemon shares (every LMDB call
-//! is in `db`, `txn` and `maint`; `check` reads data.mdb's pages itself, before
+//! is in `db`, `txn`, `due` and `maint`; `check` reads data.mdb's pages itself, before
 //! LMDB maps them), the record format and its states, and the files beside the
 //! database: the file cache of current bodies, the archive of earlier
-//! versions and the robots.txt cache. Uses `web` (URL forms, robots.txt)
-//! and `document`.
+//! versions, the robots.txt cache, and the wake-up sockets (`wake`). Uses
+//! `web` (URL forms, robots.txt) and `document`.
 
 pub mod archive;
 pub mod cache;
+pub mod changes;
 mod check;
+pub mod cursor;
 mod db;
+mod due;
+pub mod dups;
 mod guard;
+pub mod harvest;
 mod maint;
 pub mod record;
 pub mod rep;
+pub mod sched;
+pub mod scope;
 pub mod select;
+pub mod series;
+pub mod tunnel;
 mod txn;
+pub mod wake;
 
 pub use db::*;
 pub use maint::CheckReport;

@@ -286,6 +286,7 @@ macro_rules! view_methods {
                     ));
                 }
             }
+            problems.extend(super::due::problems(self.store, &self.txn)?);
             Ok(problems)
         }
     };
@@ -308,6 +309,11 @@ pub struct Write<'s> {
     pub(super) txn: lmdb::RwTransaction<'s>,
     /// Counter changes, applied at commit so a batch costs one put per state.
     pub(super) deltas: Vec<(u8, i64)>,
+    /// The schedule policy, read once per transaction when first needed.
+    pub(super) policy: Option<crate::store::sched::Policy>,
+    /// States that gained an unleased record: whose waiters a commit wakes
+    /// (a [`super::wake::mask`]).
+    pub(super) added: u32,
 }
 
 impl<'s> Write<'s> {
@@ -327,9 +333,12 @@ impl<'s> Write<'s> {
                 .map_err(|e| self.store.err("cannot write counter", e))?;
         }
         let store = self.store;
+        let added = self.added;
         self.txn
             .commit()
-            .map_err(|e| store.err("cannot commit transaction", e))
+            .map_err(|e| store.err("cannot commit transaction", e))?;
+        super::wake::notify(store.path(), added);
+        Ok(())
     }
 
     fn delta(&mut self, byte: u8, d: i64) {
@@ -349,6 +358,9 @@ impl<'s> Write<'s> {
             )
             .map_err(|e| self.store.err("cannot write index", e))?;
         self.delta(byte, 1);
+        if byte & LEASED == 0 {
+            self.added |= 1u32.checked_shl(byte as u32).unwrap_or(0);
+        }
         Ok(())
     }
 
@@ -388,6 +400,7 @@ impl<'s> Write<'s> {
             match self.put_new(&key, &enc)? {
                 None => {
                     self.index_put(record_index_byte(rec), &key)?;
+                    self.reschedule(&key, None, rec)?;
                     return Ok(Inserted::New(key));
                 }
                 Some((url_matches, state)) if url_matches => {
@@ -475,6 +488,7 @@ impl<'s> Write<'s> {
             self.index_del(from, key)?;
             self.index_put(to, key)?;
         }
+        self.reschedule(key, Some(&old), rec)?;
         self.record_put(key, rec)
     }
 
@@ -495,6 +509,7 @@ impl<'s> Write<'s> {
             rec.lease = Some(lease);
             self.index_del(index_byte(state, false), &key)?;
             self.index_put(index_byte(state, true), &key)?;
+            self.reschedule(&key, Some(&rec), &rec)?;
             self.record_put(&key, &rec)?;
             out.push((key, rec));
         }
@@ -513,6 +528,7 @@ impl<'s> Write<'s> {
         rec.lease = Some(lease);
         self.index_del(index_byte(state, false), key)?;
         self.index_put(index_byte(state, true), key)?;
+        self.reschedule(key, Some(&rec), &rec)?;
         self.record_put(key, &rec)?;
         Ok(Some(rec))
     }

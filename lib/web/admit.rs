@@ -5,7 +5,13 @@
 //! session ids, then the scheme and host filters (`--filter-scheme`,
 //! `--filter-auth`), the private-address rule for IP-literal hosts
 //! (`--allow-private`), the length limit and the trap guards (path depth,
-//! repeated segments) apply.
+//! repeated segments) apply, then the scope options: `--filter-deny`,
+//! `--filter-include` and `--filter-exclude` (see [`crate::web::scope`]).
+//! Two scope rules need more than the URL, and are asked here too by the
+//! code that has what they need: [`Filter::admit_link`] adds the link
+//! depth from the seeds (`--filter-depth`), and [`Filter::over_quota`] the
+//! per-host page quota (`--filter-quota`), which the store counts as it
+//! creates records.
 //!
 //! Links that name resources rather than pages (`<link rel=stylesheet>`
 //! and the like) are dropped where the element is read, in `web::links`,
@@ -16,7 +22,29 @@ use std::fmt;
 use std::net::IpAddr;
 
 use crate::web::address::is_private;
+use crate::web::scope::Pattern;
 use crate::web::url::{self, Base};
+
+/// One item of `--filter-deny`: a host (with its subdomains) when it has
+/// neither `/` nor `*`, else a URL pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Deny {
+    Host(String),
+    Url(Pattern),
+}
+
+impl Deny {
+    pub fn parse(s: &str) -> std::result::Result<Deny, String> {
+        let s = s.trim();
+        if s.contains('/') || s.contains('*') {
+            Pattern::parse(s)
+                .map(Deny::Url)
+                .map_err(|e| format!("{}: {e}", cut(s, SHOWN)))
+        } else {
+            normalise_host(s).map(Deny::Host)
+        }
+    }
+}
 
 /// Which URLs may become records.
 #[derive(Clone, Debug)]
@@ -35,6 +63,18 @@ pub struct Filter {
     /// `--allow-private`: admit IP-literal hosts in private, loopback,
     /// link-local and other non-public ranges.
     pub allow_private: bool,
+    /// `--filter-deny`: hosts (with their subdomains) and URL patterns
+    /// never admitted.
+    pub deny: Vec<Deny>,
+    /// `--filter-include`: when not empty, only URLs matching one of these.
+    pub include: Vec<Pattern>,
+    /// `--filter-exclude`: URLs matching one of these are not admitted.
+    pub exclude: Vec<Pattern>,
+    /// `--filter-depth`: the most links from a seed (seeds are depth 0);
+    /// None for no limit.
+    pub link_depth: Option<u16>,
+    /// `--filter-quota`: the most records created per host; 0 for none.
+    pub quota: u64,
 }
 
 impl Default for Filter {
@@ -46,6 +86,11 @@ impl Default for Filter {
             max_depth: 16,
             max_repeat: 3,
             allow_private: false,
+            deny: Vec::new(),
+            include: Vec::new(),
+            exclude: Vec::new(),
+            link_depth: None,
+            quota: 0,
         }
     }
 }
@@ -68,6 +113,18 @@ pub enum Refusal {
     TooDeep { depth: usize, limit: usize },
     /// One path segment recurs more than `--max-repeat` times.
     Repeats { times: usize, limit: usize },
+    /// The host (cut short) is in `--filter-deny`.
+    DeniedHost(String),
+    /// The URL matches this `--filter-deny` pattern (cut short).
+    DeniedUrl(String),
+    /// The URL matches this `--filter-exclude` pattern (cut short).
+    Excluded(String),
+    /// The URL matches no `--filter-include` pattern.
+    NotIncluded,
+    /// More links from a seed than `--filter-depth`.
+    LinkDepth { depth: u32, limit: u16 },
+    /// The host (cut short) has `--filter-quota` records already.
+    Quota { host: String, limit: u64 },
 }
 
 impl Refusal {
@@ -81,6 +138,12 @@ impl Refusal {
             Refusal::Private(_) => "private address not allowed",
             Refusal::TooDeep { .. } => "path too deep",
             Refusal::Repeats { .. } => "path segment repeats",
+            Refusal::DeniedHost(_) => "host denied",
+            Refusal::DeniedUrl(_) => "URL denied",
+            Refusal::Excluded(_) => "URL excluded",
+            Refusal::NotIncluded => "URL not included",
+            Refusal::LinkDepth { .. } => "too many links from the seeds",
+            Refusal::Quota { .. } => "host quota reached",
         }
     }
 }
@@ -98,6 +161,14 @@ impl fmt::Display for Refusal {
                 write!(f, "{kind} ({depth} segments, limit {limit})")
             }
             Refusal::Repeats { times, limit } => write!(f, "{kind} ({times} times, limit {limit})"),
+            Refusal::DeniedHost(h) => write!(f, "{kind} ({h})"),
+            Refusal::DeniedUrl(p) => write!(f, "{kind} (pattern {p})"),
+            Refusal::Excluded(p) => write!(f, "{kind} (pattern {p})"),
+            Refusal::NotIncluded => write!(f, "{kind} (no --filter-include pattern matches)"),
+            Refusal::LinkDepth { depth, limit } => {
+                write!(f, "{kind} ({depth} links, limit {limit})")
+            }
+            Refusal::Quota { host, limit } => write!(f, "{kind} ({host}: {limit} pages)"),
         }
     }
 }
@@ -202,6 +273,32 @@ impl Filter {
         }
     }
 
+    /// [`Filter::admit`] for a link of a page at `parent_depth` links from
+    /// a seed: the link is one more, and `--filter-depth` bounds that.
+    pub fn admit_link(
+        &self,
+        reference: &str,
+        base: Option<&Base>,
+        parent_depth: u16,
+    ) -> Result<String, Refusal> {
+        if let Some(limit) = self.link_depth {
+            let depth = u32::from(parent_depth) + 1;
+            if depth > u32::from(limit) {
+                return Err(Refusal::LinkDepth { depth, limit });
+            }
+        }
+        self.admit(reference, base)
+    }
+
+    /// Why a new record of `host` may not be created when the host has
+    /// `count` records already (`--filter-quota`), or None when it may.
+    pub fn over_quota(&self, host: &str, count: u64) -> Option<Refusal> {
+        (self.quota > 0 && count >= self.quota).then(|| Refusal::Quota {
+            host: cut(host, SHOWN).into(),
+            limit: self.quota,
+        })
+    }
+
     /// Why a normalised URL may not become a record, or None when it may.
     fn refuse(&self, u: &str) -> Option<Refusal> {
         if u.len() > self.max_len {
@@ -237,6 +334,28 @@ impl Filter {
                 times,
                 limit: self.max_repeat,
             });
+        }
+        self.out_of_scope(host, u)
+    }
+
+    /// The scope options: deny, then exclude, then include.
+    fn out_of_scope(&self, host: &str, u: &str) -> Option<Refusal> {
+        for d in &self.deny {
+            match d {
+                Deny::Host(p) if host_matches(host, p) => {
+                    return Some(Refusal::DeniedHost(cut(host, SHOWN).into()))
+                }
+                Deny::Url(p) if p.matches(u) => {
+                    return Some(Refusal::DeniedUrl(cut(p.as_str(), SHOWN).into()))
+                }
+                _ => {}
+            }
+        }
+        if let Some(p) = self.exclude.iter().find(|p| p.matches(u)) {
+            return Some(Refusal::Excluded(cut(p.as_str(), SHOWN).into()));
+        }
+        if !self.include.is_empty() && !self.include.iter().any(|p| p.matches(u)) {
+            return Some(Refusal::NotIncluded);
         }
         None
     }
@@ -447,5 +566,137 @@ mod tests {
         assert!(e.len() < 200, "{} bytes", e.len());
         assert_eq!(cut("žžž", 3), "ž... (6 bytes)");
         assert_eq!(cut("abc", 3), "abc");
+    }
+
+    #[test]
+    fn deny_items_are_hosts_or_patterns() {
+        assert_eq!(
+            Deny::parse("Ads.Example.LV"),
+            Ok(Deny::Host("ads.example.lv".into()))
+        );
+        assert!(matches!(Deny::parse("http://a.lv/x/*"), Ok(Deny::Url(_))));
+        assert!(matches!(Deny::parse("*login*"), Ok(Deny::Url(_))));
+        assert!(Deny::parse("exa mple.lv").is_err());
+    }
+
+    fn scoped() -> Filter {
+        Filter {
+            deny: ["ads.example.lv", "*/login*", "http://example.lv/private/*"]
+                .iter()
+                .map(|d| Deny::parse(d).unwrap())
+                .collect(),
+            exclude: vec![Pattern::parse("*.pdf").unwrap()],
+            ..Filter::default()
+        }
+    }
+
+    #[test]
+    fn denied_hosts_and_patterns_are_refused_with_their_reason() {
+        let f = scoped();
+        let why = |u: &str| f.admit(u, None).map_err(|e| e.to_string());
+        assert_eq!(
+            why("http://ads.example.lv/x"),
+            Err("host denied (ads.example.lv)".into())
+        );
+        assert_eq!(
+            why("http://www.ADS.example.lv/"),
+            Err("host denied (www.ads.example.lv)".into())
+        );
+        assert_eq!(
+            why("http://example.lv/a/login?next=/"),
+            Err("URL denied (pattern */login*)".into())
+        );
+        assert_eq!(
+            why("http://example.lv/private/a"),
+            Err("URL denied (pattern http://example.lv/private/*)".into())
+        );
+        // A denied pattern is matched against the normalised URL.
+        assert!(why("HTTP://Example.LV:80/private/a").is_err());
+        assert_eq!(
+            why("http://example.lv/privatex").as_deref(),
+            Ok("http://example.lv/privatex")
+        );
+        assert!(why("http://notads.example.lv/").is_ok());
+    }
+
+    #[test]
+    fn include_and_exclude_patterns() {
+        let mut f = scoped();
+        let why = |f: &Filter, u: &str| f.admit(u, None).map_err(|e| e.to_string());
+        assert_eq!(
+            why(&f, "http://example.lv/a.pdf"),
+            Err("URL excluded (pattern *.pdf)".into())
+        );
+        assert!(why(&f, "http://example.lv/a.html").is_ok());
+        f.include = vec![
+            Pattern::parse("http://example.lv/news/*").unwrap(),
+            Pattern::parse("http://example.lv/").unwrap(),
+        ];
+        assert!(why(&f, "http://example.lv/news/1").is_ok());
+        assert!(why(&f, "http://example.lv/").is_ok());
+        assert_eq!(
+            why(&f, "http://example.lv/sport/1"),
+            Err("URL not included (no --filter-include pattern matches)".into())
+        );
+        // Exclude wins over include.
+        assert_eq!(
+            why(&f, "http://example.lv/news/a.pdf"),
+            Err("URL excluded (pattern *.pdf)".into())
+        );
+        // Deny wins over both.
+        f.include.push(Pattern::parse("*").unwrap());
+        assert_eq!(
+            why(&f, "http://ads.example.lv/news/1"),
+            Err("host denied (ads.example.lv)".into())
+        );
+    }
+
+    #[test]
+    fn link_depth_counts_links_from_the_seeds() {
+        let base = Base::parse("http://example.lv/").unwrap();
+        let open = Filter::default();
+        assert!(open.admit_link("/a", Some(&base), u16::MAX).is_ok());
+        let f = Filter {
+            link_depth: Some(2),
+            ..Filter::default()
+        };
+        assert!(f.admit_link("/a", Some(&base), 0).is_ok());
+        assert!(f.admit_link("/a", Some(&base), 1).is_ok());
+        assert_eq!(
+            f.admit_link("/a", Some(&base), 2).unwrap_err().to_string(),
+            "too many links from the seeds (3 links, limit 2)"
+        );
+        let seeds_only = Filter {
+            link_depth: Some(0),
+            ..Filter::default()
+        };
+        assert_eq!(
+            seeds_only
+                .admit_link("/a", Some(&base), 0)
+                .unwrap_err()
+                .kind(),
+            "too many links from the seeds"
+        );
+        // The other filters still apply to a link within depth.
+        assert_eq!(
+            f.admit_link("ftp://x/", Some(&base), 0).unwrap_err().kind(),
+            "scheme not allowed"
+        );
+    }
+
+    #[test]
+    fn quota_counts_records_per_host() {
+        assert_eq!(Filter::default().over_quota("a.lv", u64::MAX), None);
+        let f = Filter {
+            quota: 3,
+            ..Filter::default()
+        };
+        assert_eq!(f.over_quota("a.lv", 0), None);
+        assert_eq!(f.over_quota("a.lv", 2), None);
+        assert_eq!(
+            f.over_quota("a.lv", 3).map(|r| r.to_string()),
+            Some("host quota reached (a.lv: 3 pages)".into())
+        );
+        assert!(f.over_quota("a.lv", 4).is_some());
     }
 }

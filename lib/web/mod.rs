@@ -8,4 +8,5 @@ pub mod http;
 pub mod links;
 pub mod politeness;
 pub mod robots;
+pub mod scope;
 pub mod url;

@@ -5,7 +5,7 @@ configuration, and the ground truth of a correct Latvian crawl of it.
     scripts/testweb/gen.py --out DIR [--hosts N] [--pages M] [--seed S]
                            [--per-addr K] [--addr-base 127.0.0.100]
                            [--port P] [--dns-port Q] [--dns-addr A]
-                           [--max-kb KB] [--bulk K]
+                           [--max-kb KB] [--bulk K] [--foreign F]
 
 The same arguments give the same web, byte for byte (ports aside: 0, the
 default, picks free ones). DIR gets:
@@ -34,6 +34,11 @@ With --bulk K it also has K hosts bulk-NN.test that answer every path with
 one Latvian page, so a benchmark can plant frontiers of any size; they are
 no part of the ground truth.
 
+With --foreign F it also has F English hosts with no Latvian page at all,
+to which every Latvian page links twice (a large foreign site the Latvian
+web cites): low-yield hosts for scripts/bench/harvest. They are part of
+the ground truth; without the option the web is what it was.
+
 Serve it with scripts/testweb/serve start DIR; stop with serve stop DIR.
 """
 
@@ -57,9 +62,10 @@ SECTIONS = ["zinas", "kultura", "sports", "daba", "vesture", "izglitiba", "celoj
 # KOI8-R in the header under /koi/), a small slow Latvian host that asks for
 # a Crawl-delay, and German in ISO-8859-1.
 ROLES = ["lv", "lv1257", "en", "ru", "lv-slow", "de", "lv", "en", "lv", "ru"]
-LANG = {"lv": "lv", "lv1257": "lv", "lv-slow": "lv", "en": "en", "ru": "ru", "de": "de"}
+LANG = {"lv": "lv", "lv1257": "lv", "lv-slow": "lv", "en": "en", "ru": "ru", "de": "de",
+        "foreign": "en"}
 ENC = {"lv": "utf-8", "lv1257": "windows-1257", "lv-slow": "utf-8", "en": "utf-8",
-       "ru": "windows-1251", "de": "iso-8859-1"}
+       "ru": "windows-1251", "de": "iso-8859-1", "foreign": "utf-8"}
 
 # What nlpcd is told in the test and the benchmark.
 FILTER_LANG = "lv"
@@ -134,8 +140,8 @@ class Web:
         self.dns_port = a.dns_port or free_port(socket.SOCK_DGRAM, a.dns_addr)
         base = a.addr_base.rsplit(".", 1)
         self.hosts = []
-        for i in range(a.hosts):
-            role = ROLES[i % len(ROLES)]
+        for i in range(a.hosts + a.foreign):
+            role = ROLES[i % len(ROLES)] if i < a.hosts else "foreign"
             self.hosts.append({
                 "name": f"{LANG[role]}-{i:02d}.test",
                 "addr": f"{base[0]}.{int(base[1]) + i // a.per_addr}",
@@ -144,7 +150,7 @@ class Web:
                 # The slow host is small, or it alone would set the pace.
                 "npages": max(5, a.pages // 20) if role == "lv-slow" else a.pages,
             })
-        nbase = int(base[1]) + (a.hosts + a.per_addr - 1) // a.per_addr
+        nbase = int(base[1]) + (a.hosts + a.foreign + a.per_addr - 1) // a.per_addr
         self.bulk = [{"name": f"bulk-{k:02d}.test", "addr": f"{base[0]}.{nbase + k // a.per_addr}"}
                      for k in range(a.bulk)]
         # path → resource, per host: ("page", lang, enc, links, nofollow),
@@ -173,7 +179,7 @@ class Web:
                 lang = h["lang"]
                 # A Latvian site has some English pages; a foreign site
                 # some Latvian ones (in UTF-8, outside /koi/).
-                if n > 0 and rng.random() < 0.1:
+                if n > 0 and rng.random() < 0.1 and h["role"] != "foreign":
                     if lang == "lv":
                         lang = "en"
                     elif not (h["role"] == "ru" and n % 2 == 1):
@@ -256,6 +262,7 @@ class Web:
                 if role == "ru" and n % 2 == 1:
                     enc = "koi8-r"
                 res[self.page_path(h, n)] = ("page", lang, enc, links, nofollow)
+        self.link_foreign()
         for name, body in self.robots.items():
             rules = parse_robots(body)
             for res in self.res.values():
@@ -268,6 +275,20 @@ class Web:
                             self.forbidden.add(u)
 
     # Page bodies.
+
+    def link_foreign(self):
+        """Two links from every Latvian page to pages of the --foreign
+        hosts, drawn from a generator of their own so that the rest of the
+        web is the same with or without them."""
+        pages = [(h, n) for h in self.hosts if h["role"] == "foreign" for n in range(h["npages"])]
+        if not pages:
+            return
+        rng = random.Random(self.a.seed * 7919 + 1)
+        for h in self.hosts:
+            for path, r in sorted(self.res[h["name"]].items()):
+                if r[0] == "page" and r[1] == "lv" and r[3]:
+                    for fh, n in rng.sample(pages, min(2, len(pages))):
+                        r[3].append(self.url(fh["name"], self.page_path(fh, n)))
 
     def body(self, rng, host, lang, enc, title, links, nofollow, size):
         pool = text.POOLS[lang]
@@ -512,6 +533,7 @@ def main():
     p.add_argument("--dns-port", type=int, default=0)
     p.add_argument("--dns-addr", default="127.0.0.1", help="loopback address of the DNS server")
     p.add_argument("--bulk", type=int, default=0, help="hosts that answer any path")
+    p.add_argument("--foreign", type=int, default=0, help="English hosts every Latvian page links to")
     a = p.parse_args()
     if a.hosts < 6 or a.pages < 12:
         p.error("at least 6 hosts of 12 pages, so that every kind of host and page is there")

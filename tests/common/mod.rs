@@ -122,6 +122,9 @@ pub fn exe(name: &str) -> PathBuf {
         "nlpcd" => env!("CARGO_BIN_EXE_nlpcd"),
         "nlpc-up" => env!("CARGO_BIN_EXE_nlpc-up"),
         "nlpc-dump" => env!("CARGO_BIN_EXE_nlpc-dump"),
+        "nlpc-index" => env!("CARGO_BIN_EXE_nlpc-index"),
+        "nlpc-search" => env!("CARGO_BIN_EXE_nlpc-search"),
+        "nlpc-stat" => env!("CARGO_BIN_EXE_nlpc-stat"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)

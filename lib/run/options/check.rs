@@ -12,7 +12,7 @@ use crate::document::{charset, lang};
 use crate::run::clock::parse_duration;
 use crate::run::options::opt::Program;
 use crate::store::record::State;
-use crate::web::{address, admit};
+use crate::web::{address, admit, scope};
 
 /// What a value must be.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,6 +41,10 @@ pub enum Check {
     Hosts,
     /// A URL scheme.
     Scheme,
+    /// A URL glob (`web::scope::Pattern`).
+    Pattern,
+    /// A host or a URL glob (`web::scope::Deny`).
+    Deny,
     /// An IP address with an optional port.
     Address,
     /// A record state.
@@ -69,6 +73,8 @@ impl Check {
             Check::Lang => lang::parse(v).map(drop).map_err(|e| e.to_string()),
             Check::Hosts => admit::normalise_host(v).map(drop),
             Check::Scheme => scheme(v).map(drop),
+            Check::Pattern => scope::Pattern::parse(v).map(drop),
+            Check::Deny => admit::Deny::parse(v).map(drop),
             Check::Address => address::parse_nameserver(v).map(drop),
             Check::State => v.parse::<State>().map(drop),
             Check::DaemonArg => daemon_arg(v).map(drop),

@@ -408,12 +408,21 @@ impl Parsed {
 
     /// A whole number in the table's range, as `T`.
     pub fn int<T: TryFrom<u64>>(&self, key: &str) -> Result<T> {
+        let n = self.int_opt(key)?;
+        self.required(key, n)
+    }
+
+    /// A whole number in the table's range, as `T`; None when the option
+    /// is neither given, stored nor defaulted.
+    pub fn int_opt<T: TryFrom<u64>>(&self, key: &str) -> Result<Option<T>> {
         let n = self.typed(key, |c, v| match c {
             Check::Int { min, max } => check::int(v, min, max),
             _ => Err("is not a number option".into()),
         })?;
-        let n = self.required(key, n)?;
-        T::try_from(n).map_err(|_| usage_error(self.opt(key), format!("{n} is too large")))
+        n.map(|n| {
+            T::try_from(n).map_err(|_| usage_error(self.opt(key), format!("{n} is too large")))
+        })
+        .transpose()
     }
 
     /// A duration, or the default; None when neither.
@@ -507,6 +516,16 @@ impl Parsed {
     /// Host patterns, normalised.
     pub fn hosts(&self, key: &str) -> Result<Vec<String>> {
         self.each(key, admit::normalise_host)
+    }
+
+    /// URL globs (`--filter-include`, `--filter-exclude`).
+    pub fn patterns(&self, key: &str) -> Result<Vec<crate::web::scope::Pattern>> {
+        self.each(key, crate::web::scope::Pattern::parse)
+    }
+
+    /// `--filter-deny`'s hosts and globs.
+    pub fn denies(&self, key: &str) -> Result<Vec<admit::Deny>> {
+        self.each(key, admit::Deny::parse)
     }
 
     /// URL schemes, lowercase.

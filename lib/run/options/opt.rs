@@ -14,6 +14,9 @@ pub enum Program {
     Up,
     List,
     Dump,
+    Index,
+    Search,
+    Stat,
 }
 
 /// What operands a program takes.
@@ -27,7 +30,7 @@ pub enum Operands {
 }
 
 impl Program {
-    pub const ALL: [Program; 8] = [
+    pub const ALL: [Program; 11] = [
         Program::Nlpcd,
         Program::Scan,
         Program::Resolve,
@@ -36,15 +39,19 @@ impl Program {
         Program::Up,
         Program::List,
         Program::Dump,
+        Program::Index,
+        Program::Search,
+        Program::Stat,
     ];
 
     /// The daemons nlpcd runs, in the order of the crawl.
-    pub const DAEMONS: [Program; 5] = [
+    pub const DAEMONS: [Program; 6] = [
         Program::Scan,
         Program::Resolve,
         Program::Fetch,
         Program::Vrfy,
         Program::Up,
+        Program::Index,
     ];
 
     pub fn name(self) -> &'static str {
@@ -57,6 +64,9 @@ impl Program {
             Program::Up => "nlpc-up",
             Program::List => "nlpc-list",
             Program::Dump => "nlpc-dump",
+            Program::Index => "nlpc-index",
+            Program::Search => "nlpc-search",
+            Program::Stat => "nlpc-stat",
         }
     }
 
@@ -74,7 +84,10 @@ impl Program {
         match self {
             Program::Nlpcd | Program::Scan => Operands::Many("[url ... | -]"),
             Program::Up | Program::List | Program::Dump => Operands::One("[pattern]"),
-            Program::Resolve | Program::Fetch | Program::Vrfy => Operands::None,
+            Program::Search => Operands::Many("[query ...]"),
+            Program::Resolve | Program::Fetch | Program::Vrfy | Program::Index | Program::Stat => {
+                Operands::None
+            }
         }
     }
 

@@ -14,7 +14,10 @@ const VRFY: u16 = Program::Vrfy.bit();
 const UP: u16 = Program::Up.bit();
 const LIST: u16 = Program::List.bit();
 const DUMP: u16 = Program::Dump.bit();
-const EVERY: u16 = NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP;
+const STAT: u16 = Program::Stat.bit();
+const INDEX: u16 = Program::Index.bit();
+const SEARCH: u16 = Program::Search.bit();
+const EVERY: u16 = NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP | STAT | INDEX | SEARCH;
 const SELECTORS: u16 = UP | LIST | DUMP;
 
 /// Content types nlpc-fetch accepts by default.
@@ -239,6 +242,55 @@ pub static OPTIONS: &[Opt] = &[
         "accept hosts on loopback, private, link-local and other non-public addresses",
         NLPCD | SCAN | RESOLVE | FETCH,
     )),
+    // The scope: which part of the web the crawl covers (web::scope).
+    setting(list(
+        "filter-deny",
+        "list",
+        "",
+        Check::Deny,
+        "hosts (with their subdomains) and URL globs never crawled",
+        NLPCD | SCAN | FETCH,
+    )),
+    setting(list(
+        "filter-include",
+        "glob",
+        "",
+        Check::Pattern,
+        "crawl only URLs matching one of these globs (* for any text; default any)",
+        NLPCD | SCAN | FETCH,
+    )),
+    setting(list(
+        "filter-exclude",
+        "glob",
+        "",
+        Check::Pattern,
+        "never crawl URLs matching one of these globs",
+        NLPCD | SCAN | FETCH,
+    )),
+    setting(value(
+        "filter-depth",
+        "n",
+        "",
+        int(0, u16::MAX as u64 - 1),
+        "most links from a seed (default no limit)",
+        NLPCD | SCAN,
+    )),
+    setting(value(
+        "filter-quota",
+        "n",
+        "0",
+        int(0, MAX),
+        "most pages per host, 0 for no limit",
+        NLPCD | SCAN | FETCH,
+    )),
+    setting(value(
+        "filter-tunnel",
+        "n",
+        "0",
+        int(0, 255),
+        "follow the links of rejected pages, up to N rejected pages in a row",
+        NLPCD | SCAN | VRFY,
+    )),
     // nlpc-scan.
     setting(flag(
         "filter-ascend",
@@ -284,7 +336,7 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "dns-burst",
         "n",
-        "64",
+        "256",
         int(1, MAX),
         "queries to one server before it rests",
         RESOLVE,
@@ -292,7 +344,7 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "dns-pause",
         "time",
-        "5s",
+        "1s",
         DURATION,
         "rest of a server after a burst",
         RESOLVE,
@@ -346,6 +398,22 @@ pub static OPTIONS: &[Opt] = &[
         "rest of an address between bursts (at most 1d)",
         NLPCD | FETCH,
     )),
+    setting(value(
+        "yield-sample",
+        "n",
+        "20",
+        int(1, MAX),
+        "pages of a host judged before --yield-min applies to it",
+        NLPCD | FETCH,
+    )),
+    setting(value(
+        "yield-min",
+        "x",
+        "0",
+        Check::Fraction,
+        "least share of a host's judged pages accepted, else its other pages are not fetched; 0 turns the rule off",
+        NLPCD | FETCH,
+    )),
     value(
         "fetch-pipeline",
         "n",
@@ -357,7 +425,7 @@ pub static OPTIONS: &[Opt] = &[
     value(
         "fetch-hosts",
         "n",
-        "64",
+        "512",
         int(1, 1 << 16),
         "addresses served at once",
         NLPCD | FETCH,
@@ -531,6 +599,14 @@ pub static OPTIONS: &[Opt] = &[
         "bytes of text sampled for language detection, 0 for all",
         VRFY,
     ),
+    setting(value(
+        "dup-distance",
+        "bits",
+        "3",
+        int(0, 3),
+        "most bits a near duplicate's SimHash may differ by, 0 to 3",
+        NLPCD | VRFY,
+    )),
     // The selectors of nlpc-up, nlpc-list and nlpc-dump.
     short(
         list(
@@ -619,13 +695,27 @@ pub static OPTIONS: &[Opt] = &[
     flag("force-del", None, "prune the selected DEAD records now", UP),
     // nlpc-list.
     flag("", Some('c'), "print the number of records per state", LIST),
-    flag("json", None, "print JSON lines", LIST),
+    flag("json", None, "print JSON lines", LIST | SEARCH),
+    flag(
+        "hosts",
+        None,
+        "print pages fetched, accepted, harvest rate and yield per host",
+        LIST,
+    ),
     value(
         "history",
         "url",
         "",
         Check::Text,
         "print the stored and archived versions of this URL",
+        LIST,
+    ),
+    value(
+        "cluster",
+        "url",
+        "",
+        Check::Text,
+        "print the first copy of this URL's text and its duplicates",
         LIST,
     ),
     flag(
@@ -689,6 +779,177 @@ pub static OPTIONS: &[Opt] = &[
         None,
         "earlier versions too, from the archive",
         DUMP,
+    ),
+    value(
+        "jsonl",
+        "file",
+        "",
+        Check::Path,
+        "write JSON Lines, a page's metadata and main text a line (- for standard output)",
+        DUMP,
+    ),
+    value(
+        "vert",
+        "file",
+        "",
+        Check::Path,
+        "write vertical text for corpus query systems (- for standard output)",
+        DUMP,
+    ),
+    value(
+        "wet",
+        "file",
+        "",
+        Check::Path,
+        "write the main text as WARC conversion records (- for standard output)",
+        DUMP,
+    ),
+    value(
+        "stat-every",
+        "time",
+        "60s",
+        Check::Duration { nonzero: true },
+        "how often nlpcd, nlpc-resolve and nlpc-fetch write their counters into the statistics history",
+        NLPCD | RESOLVE | FETCH,
+    ),
+    // nlpc-stat.
+    flag("csv", None, "print CSV: a header line, then one row a step", STAT),
+    value(
+        "png",
+        "file",
+        "",
+        Check::Path,
+        "draw the charts into this PNG file",
+        STAT,
+    ),
+    value(
+        "svg",
+        "file",
+        "",
+        Check::Path,
+        "draw the charts into this SVG file",
+        STAT,
+    ),
+    value(
+        "width",
+        "pixels",
+        "1200",
+        int(200, 10_000),
+        "width of the charts",
+        STAT,
+    ),
+    value(
+        "height",
+        "pixels",
+        "900",
+        int(200, 10_000),
+        "height of the charts",
+        STAT,
+    ),
+    value(
+        "since",
+        "time",
+        "",
+        Check::Text,
+        "only what changed at or after this time: RFC 3339, Unix seconds, or a stretch back from now such as 6h or 2d",
+        DUMP | STAT,
+    ),
+    value(
+        "cursor",
+        "name",
+        "",
+        Check::Text,
+        "only pages changed since the last export with this cursor, which then advances",
+        DUMP,
+    ),
+    flag(
+        "duplicates",
+        None,
+        "exact and near duplicates too",
+        DUMP,
+    ),
+    flag(
+        "dedup-paragraphs",
+        None,
+        "leave paragraphs written once out of later texts (--text)",
+        DUMP,
+    ),
+    value(
+        "step",
+        "time",
+        "60s",
+        Check::Duration { nonzero: true },
+        "one row (one point of the charts) per this much time; the last entry of each daemon in it counts",
+        STAT,
+    ),
+    value(
+        "font",
+        "file",
+        "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+        Check::Path,
+        "TrueType font of the charts' text (Debian: fonts-dejavu-core)",
+        STAT,
+    ),
+    // nlpc-index and nlpc-search.
+    value(
+        "index",
+        "dir",
+        "",
+        Check::Path,
+        "the search index's directory (default: index beside the database, DIR/index)",
+        NLPCD | INDEX | SEARCH,
+    ),
+    flag(
+        "kwic",
+        None,
+        "print a concordance: each hit with its left and right context",
+        SEARCH,
+    ),
+    value(
+        "freq",
+        "what",
+        "",
+        Check::Text,
+        "print a frequency list: words, or the hits' left or right neighbours",
+        SEARCH,
+    ),
+    value(
+        "context",
+        "n",
+        "40",
+        int(1, 1000),
+        "characters of context on each side of a concordance hit",
+        SEARCH,
+    ),
+    value(
+        "sort",
+        "side",
+        "",
+        Check::Text,
+        "sort the concordance by its left or right context (default: by rank)",
+        SEARCH,
+    ),
+    flag(
+        "fold",
+        None,
+        "match with and without diacritics (zale finds zāle)",
+        SEARCH,
+    ),
+    value(
+        "limit",
+        "n",
+        "20",
+        int(0, MAX),
+        "print at most this many results, concordance lines or words (0: all)",
+        SEARCH,
+    ),
+    value(
+        "serve",
+        "addr",
+        "",
+        Check::Address,
+        "serve a search page at this address (e.g. 127.0.0.1:8470)",
+        SEARCH,
     ),
 ];
 

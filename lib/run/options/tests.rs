@@ -178,6 +178,9 @@ fn every_program_parser_builds_and_reads_its_defaults() {
             // Every default reads through its own typed getter.
             let key = o.key();
             match o.check {
+                Check::Int { .. } if o.default.is_empty() => {
+                    assert_eq!(parsed.int_opt::<u64>(&key).unwrap(), None);
+                }
                 Check::Int { .. } => {
                     let _ = parsed.int::<u64>(&key).unwrap();
                 }

@@ -30,6 +30,8 @@ use crate::web::robots::{self, Entry, Robots};
 use crate::web::url::{self, Base};
 use crate::{debug, info};
 
+mod fds;
+mod figures;
 mod options;
 mod queue;
 mod results;
@@ -59,8 +61,13 @@ pub struct Config {
     /// Which redirect targets and robots.txt Sitemap lines may become
     /// records: the same admission nlpc-scan applies to links.
     pub admit: Filter,
+    /// `--yield-sample`, `--yield-min`: hosts whose pages are rarely
+    /// accepted get no more of them fetched (`store::harvest`).
+    pub yield_rule: crate::store::harvest::Rule,
     /// `-m`: print the monitor once a second.
     pub monitor: bool,
+    /// `--stat-every`: how often the counters go into the history.
+    pub stat_every: Duration,
 }
 
 /// The longest rest between bursts `--fetch-polite` may ask for.
@@ -199,6 +206,7 @@ pub struct Fetcher<'d> {
     /// The last few failures, for the monitors.
     recent: VecDeque<String>,
     published: Instant,
+    figures: figures::Figures,
 }
 
 /// The key under which nlpc-fetch publishes its figures in `Table::Stats`,
@@ -206,7 +214,8 @@ pub struct Fetcher<'d> {
 pub const STATS_KEY: &[u8] = b"nlpc-fetch";
 
 impl<'d> Fetcher<'d> {
-    pub fn new(d: &'d Daemon, cfg: Config) -> Result<Fetcher<'d>> {
+    pub fn new(d: &'d Daemon, mut cfg: Config) -> Result<Fetcher<'d>> {
+        cfg.hosts = fds::fit(cfg.hosts);
         let client = Client::new(cfg.http.clone())?;
         let c = &d.common;
         Ok(Fetcher {
@@ -239,6 +248,7 @@ impl<'d> Fetcher<'d> {
             top: HashMap::new(),
             top_since: Instant::now(),
             recent: VecDeque::new(),
+            figures: figures::Figures::new(),
             published: Instant::now(),
         })
     }
@@ -259,6 +269,8 @@ impl<'d> Fetcher<'d> {
         let released = self.release_all();
         res?;
         released?;
+        // The last figures go into the history too.
+        self.write_series(true)?;
         info!(
             "stopped: {} pages, {} bytes, {} errors",
             self.stats.pages, self.stats.bytes, self.stats.errors
@@ -289,13 +301,28 @@ impl<'d> Fetcher<'d> {
             }
             self.dispatch(now)?;
             let wait = self.wait_time(now);
-            for r in self.client.poll(wait)? {
-                // Sending the next request before storing this body was
-                // tried and was slower: libcurl's wait then found no socket
-                // to poll and slept (strace), the new transfer apparently
-                // waiting for the host's one connection.
+            // New READY or DIRTY records wake the wait, and are leased at
+            // the next pass rather than at the next 100 ms fill.
+            let wake = self.d.wake_fd(&[State::Ready, State::Dirty]);
+            let (done, woken) = self.client.poll_or_wake(wait, wake)?;
+            if woken && self.d.drain_wake() {
+                self.want_fill = true;
+            }
+            // The answers end their requests and are stored; then the next
+            // requests of the bursts leave, put on the wire at once, before
+            // anything that takes the database's write lock (a commit, a
+            // fill), which another daemon may hold for a while. Sending
+            // them before storing the bodies was tried and was slower:
+            // libcurl's wait then found no socket to poll and slept
+            // (strace), the new transfer apparently waiting for the host's
+            // one connection.
+            let answered = !done.is_empty();
+            for r in done {
                 self.gate_done(&r);
                 self.handle(r)?;
+            }
+            if answered {
+                self.dispatch(Instant::now())?;
             }
             if self.outcomes.len() >= 256
                 || (!self.outcomes.is_empty()
@@ -306,6 +333,7 @@ impl<'d> Fetcher<'d> {
             self.monitor();
             if self.published.elapsed() >= Duration::from_secs(1) {
                 self.publish()?;
+                self.write_series(false)?;
             }
             if self.client.in_flight() == 0 && self.queued() == 0 && self.robots_redirects() == 0 {
                 self.commit()?;

@@ -57,7 +57,12 @@ impl Config {
             robots_ttl: o.duration("robots-ttl")?,
             max_redirects: o.int("fetch-redirects")?,
             admit: crate::stage::admission(o)?,
+            yield_rule: crate::store::harvest::Rule {
+                sample: o.int("yield-sample")?,
+                min: o.share("yield-min")?,
+            },
             monitor: o.flag("m"),
+            stat_every: o.duration("stat-every")?,
             max_delay: o.duration("fetch-max-delay")?,
         };
         cfg.validate().map_err(Error::Usage)?;

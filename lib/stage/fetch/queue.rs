@@ -122,7 +122,7 @@ impl Fetcher<'_> {
                 let mut last = None;
                 let mut stopped = false;
                 let from = self.resume[i];
-                rd.walk_keys(state, false, from.as_ref(), |k| {
+                rd.walk_input(state, from.as_ref(), |k| {
                     seen += 1;
                     futile += 1;
                     last = Some(k);
@@ -217,14 +217,24 @@ impl Fetcher<'_> {
                 }
             }
             if let Some(rec) = w.lease_key(&k, state, lease)? {
-                got.push((addr, Job { key: k, rec, lease }));
+                let low = self.cfg.yield_rule.low_host(&w, rec.host())?;
+                got.push((addr, Job { key: k, rec, lease }, low));
             }
         }
         w.commit()?;
         self.fill_leased = !got.is_empty();
         let now = Instant::now();
         let now_ms = clock::real_now_ms();
-        for (addr, job) in got {
+        for (addr, job, low) in got {
+            // A host whose pages are rarely accepted (--yield-min): set
+            // aside unfetched, with the figures that decided it.
+            if let Some(why) = low {
+                let mut r = job.rec.clone();
+                info!("excluded {}: {why}", r.url);
+                self.fail(&mut r, State::Excluded, why, 0);
+                self.push_outcome(job, r, Vec::new(), None);
+                continue;
+            }
             if job.rec.addr.parse::<IpAddr>().is_err() {
                 let mut r = job.rec.clone();
                 self.fail(&mut r, State::Unreach, "no address".into(), 0);
@@ -446,16 +456,18 @@ impl Fetcher<'_> {
         if self.want_fill {
             w = w.min(Duration::from_millis(2));
         }
-        if self.client.in_flight() == 0 {
-            for a in self.addrs.values() {
-                if !a.jobs.is_empty() && !a.gate.in_burst() {
-                    w = w.min(a.gate.next_start().saturating_duration_since(now));
-                }
+        // Also while requests are in flight: a burst due meanwhile leaves
+        // on time rather than at the next answer. A burst already due that
+        // did not leave waits for something else (its robots.txt, a
+        // Crawl-delay), which ends the wait by itself.
+        for a in self.addrs.values() {
+            if !a.jobs.is_empty() && !a.gate.in_burst() && a.gate.next_start() > now {
+                w = w.min(a.gate.next_start().saturating_duration_since(now));
             }
-            for t in self.origin_next.values() {
-                if *t > now {
-                    w = w.min(t.saturating_duration_since(now));
-                }
+        }
+        for t in self.origin_next.values() {
+            if *t > now {
+                w = w.min(t.saturating_duration_since(now));
             }
         }
         w

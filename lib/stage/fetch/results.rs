@@ -3,6 +3,7 @@
 //! that applies them under the records' leases.
 
 use super::*;
+use crate::store::scope;
 
 /// X-Robots-Tag values that apply to us: returns (noindex, nofollow).
 pub fn x_robots(values: &[String]) -> (bool, bool) {
@@ -74,10 +75,14 @@ impl Fetcher<'_> {
     pub(super) fn fail(&mut self, r: &mut Record, state: State, reason: String, status: u16) {
         if state == State::Unreach {
             self.stats.errors += 1;
+            self.figures.failed(&reason, status);
             if self.recent.len() == 5 {
                 self.recent.pop_front();
             }
             self.recent.push_back(format!("{}: {reason}", r.url));
+        }
+        if state == State::Rejected {
+            crate::store::sched::forget_body(r);
         }
         r.state = state;
         r.reason = reason;
@@ -158,7 +163,9 @@ impl Fetcher<'_> {
         if !inserts.is_empty() {
             let mut w = self.d.store.write()?;
             for r in &inserts {
-                w.insert(r)?;
+                if let Err(why) = scope::insert(&mut w, r, &self.cfg.admit)? {
+                    info!("robots.txt {}: Sitemap {}: {why}", resp.url, r.url);
+                }
             }
             w.commit()?;
         }
@@ -396,13 +403,19 @@ impl Fetcher<'_> {
             return Ok(());
         }
         let mut w = self.d.store.write()?;
+        let mut rejected = Vec::new();
         for o in &self.outcomes {
             if !w.finish(&o.job.key, &o.rec, o.job.lease)? {
                 debug!("{}: lease lost, result dropped", o.rec.url);
                 continue;
             }
+            if o.rec.state == State::Rejected {
+                rejected.push(o.job.key);
+            }
             for n in &o.inserts {
-                w.insert(n)?;
+                if let Err(why) = scope::insert(&mut w, n, &self.cfg.admit)? {
+                    info!("{}: redirect target {}: {why}", o.rec.url, n.url);
+                }
             }
             if let Some((k, v)) = &o.history {
                 w.table_put(Table::History, k, v)?;
@@ -412,6 +425,10 @@ impl Fetcher<'_> {
             e.put(&mut w, addr)?;
         }
         w.commit()?;
+        // A REJECTED page's body is not kept (see store::sched::forget_body).
+        for key in &rejected {
+            self.cache.remove(key)?;
+        }
         self.outcomes.clear();
         self.rests.clear();
         self.last_commit = Instant::now();

@@ -35,6 +35,8 @@ impl Fetcher<'_> {
             "resting": resting,
             "top": top.iter().take(5).map(|(h, n)| serde_json::json!([h, n])).collect::<Vec<_>>(),
             "recent": self.recent.iter().collect::<Vec<_>>(),
+            "kinds": self.figures.kinds,
+            "slowest": self.figures.slowest(5).iter().map(|(h, ms, n)| serde_json::json!([h, ms, n])).collect::<Vec<_>>(),
         });
         let mut w = self.d.store.write()?;
         w.table_put(Table::Stats, STATS_KEY, v.to_string().as_bytes())?;

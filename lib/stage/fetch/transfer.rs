@@ -97,6 +97,19 @@ impl Fetcher<'_> {
         if requests.is_empty() {
             return Ok(());
         }
+        // Requests that go on a burst under way leave first: they need no
+        // transaction, and the write below may wait for another daemon's.
+        let (first, later): (Vec<Request>, Vec<Request>) = requests
+            .into_iter()
+            .partition(|r| !starting.contains(&r.addr));
+        let going_on = !first.is_empty();
+        for r in first {
+            debug!("request {} at {}", r.url, r.addr);
+            self.client.start(r)?;
+        }
+        if going_on {
+            self.client.send()?;
+        }
         // Before a burst leaves, record that the address is resting until
         // at least its gap from now, so a fetcher killed mid-burst and
         // restarted does not start another burst at once. An address with
@@ -116,11 +129,11 @@ impl Fetcher<'_> {
             }
             w.commit()?;
         }
-        for r in requests {
+        for r in later {
             debug!("request {} at {}", r.url, r.addr);
             self.client.start(r)?;
         }
-        Ok(())
+        self.client.send()
     }
 
     /// A robots.txt request on `addr`, counted in its burst.
@@ -191,7 +204,9 @@ impl Fetcher<'_> {
             return;
         };
         let addr = *addr;
-        let now = Instant::now();
+        // The rest runs from when the answer was in, not from when this
+        // loop came to it: the server saw the request end earlier still.
+        let now = resp.finished;
         if let Some((origin, d)) = self.delayed.remove(&resp.tag) {
             self.origin_next.insert(origin, now + d);
         }
@@ -225,6 +240,8 @@ impl Fetcher<'_> {
         match what {
             InFlight::Robots { origin, hops } => self.robots_done(addr, origin, hops, resp)?,
             InFlight::Page(job) => {
+                let took = resp.finished.saturating_duration_since(resp.started);
+                self.figures.timed(url::host_of(&resp.url), took);
                 // If storing fails (a full disk), the record must still be
                 // returned to its state when the fetcher stops.
                 let held = (*job).clone();

@@ -147,6 +147,8 @@ pub struct Stats {
     pub cache_hits: u64,
     /// Hosts resolved by DNS.
     pub resolved: u64,
+    /// Records set UNREACH because their host did not resolve.
+    pub unreach: u64,
 }
 
 /// The resolving engine: servers, their pacing, the hosts file and the

@@ -50,16 +50,20 @@ use crate::{debug, info};
 
 mod cache;
 mod dns;
+pub mod figures;
 
 pub use cache::{HostEntry, Outcome, NO_TTL};
 pub use dns::{parse_nameserver, servers_from_resolv_conf, Resolver, Stats};
 use dns::{target, Cached, Inner, Target};
 
-/// Default queries to one server per burst.
-pub const DEFAULT_BURST: u32 = 64;
+/// Default queries to one server per burst: with [`DEFAULT_PAUSE`], 256
+/// queries a second at most, well under the per-client limits public
+/// recursive resolvers state (about a thousand a second and more), and
+/// enough that names do not hold back a broad crawl of 512 addresses.
+pub const DEFAULT_BURST: u32 = 256;
 
 /// Default rest of a server after a burst.
-pub const DEFAULT_PAUSE: Duration = Duration::from_secs(5);
+pub const DEFAULT_PAUSE: Duration = Duration::from_secs(1);
 
 /// Default queries in flight to one server.
 pub const DEFAULT_CONCURRENCY: usize = 16;
@@ -328,13 +332,13 @@ pub fn run_batch(
             );
         }
     }
-    finish_batch(store, lease, &r.inner, &batch, &results)
+    finish_batch(store, lease, &mut r.inner, &batch, &results)
 }
 
 fn finish_batch(
     store: &Store,
     lease: Lease,
-    inner: &Inner,
+    inner: &mut Inner,
     batch: &[(Key, Record)],
     results: &HashMap<String, HostResult>,
 ) -> Result<usize> {
@@ -368,6 +372,9 @@ fn finish_batch(
         if !w.finish(key, &done, lease)? {
             debug!("{}: lease lost, skipped", rec.url);
             continue;
+        }
+        if done.state == State::Unreach {
+            inner.stats.unreach += 1;
         }
         debug!("{} {} {}{}", done.state, rec.url, done.addr, done.reason);
         *per_host.entry(rec.host()).or_default() += 1;

@@ -3,6 +3,8 @@
 //! never downloaded, and each transfer's end classified.
 
 use super::*;
+use curl::multi::WaitFd;
+use std::os::fd::RawFd;
 
 /// Collects one transfer's headers and body, and enforces the filter and
 /// the size limit as the data arrives.
@@ -270,20 +272,53 @@ impl Client {
         Ok(())
     }
 
+    /// Drives the transfers without waiting: requests just started go on
+    /// the wire now rather than at the next [`Client::poll`]. Transfers
+    /// that finish meanwhile are returned by that poll.
+    pub fn send(&mut self) -> Result<()> {
+        self.multi.perform().map_err(|e| curl_err("perform", e))?;
+        Ok(())
+    }
+
     /// Runs the transfers for up to `wait` and returns those that finished.
     pub fn poll(&mut self, wait: Duration) -> Result<Vec<Response>> {
+        Ok(self.poll_or_wake(wait, None)?.0)
+    }
+
+    /// [`Client::poll`], also waking when `wake`, a descriptor of the
+    /// caller's, becomes readable; then the flag returned is true. With no
+    /// transfer in flight it sleeps on `wake` alone (at most 50 ms).
+    pub fn poll_or_wake(
+        &mut self,
+        wait: Duration,
+        wake: Option<RawFd>,
+    ) -> Result<(Vec<Response>, bool)> {
         self.multi.perform().map_err(|e| curl_err("perform", e))?;
         let mut done = self.collect()?;
-        if done.is_empty() && !self.transfers.is_empty() {
+        let mut fds: Vec<WaitFd> = Vec::new();
+        if let Some(fd) = wake {
+            let mut w = WaitFd::new();
+            w.set_fd(fd);
+            w.poll_on_read(true);
+            fds.push(w);
+        }
+        let mut woken = false;
+        if done.is_empty() && (!self.transfers.is_empty() || (!fds.is_empty() && !wait.is_zero())) {
+            let wait = if self.transfers.is_empty() {
+                wait.min(Duration::from_millis(50))
+            } else {
+                wait
+            };
             self.multi
-                .wait(&mut [], wait)
+                .wait(&mut fds, wait)
                 .map_err(|e| curl_err("wait", e))?;
+            woken = fds.first().is_some_and(|w| w.received_read());
             self.multi.perform().map_err(|e| curl_err("perform", e))?;
             done = self.collect()?;
         } else if self.transfers.is_empty() && !wait.is_zero() {
             std::thread::sleep(wait.min(Duration::from_millis(50)));
         }
-        Ok(done)
+        Ok((done, woken))
     }
 
     fn collect(&mut self) -> Result<Vec<Response>> {

@@ -1,0 +1,413 @@
+//! The due index: every record waiting for nlpc-up or for a re-fetch,
+//! ordered by when it is due, so a pass walks what is due and stops at the
+//! first entry that is not, whatever the size of the database.
+//!
+//! Two tables, written in the transaction of every move of a record:
+//!
+//! - `due`: state byte, due time (big-endian Unix seconds), record key →
+//!   nothing; one state's entries are in due-time order;
+//! - `sched`: record key → [`Entry`]: where the record is in `due`, and its
+//!   adapted interval and rejections in a row.
+//!
+//! The due times follow the [`Policy`] stored in `meta`: nlpc-up stores
+//! the one its options give, and when it differs from the stored one
+//! rebuilds the index in one transaction ([`Write::set_policy`]). A
+//! database from before the index is indexed the same way when first
+//! opened for writing. Like `db` and `txn`, this calls LMDB directly.
+
+use lmdb::{Cursor, Transaction};
+
+use super::db::*;
+use super::sched::{placement, Entry, Policy};
+use super::txn::{Read, Write};
+use crate::error::Result;
+use crate::store::record::{Record, State};
+
+/// The stored policy, in `meta`.
+const META_POLICY: &[u8] = b"sched:policy";
+/// Present once the due index describes every record.
+const META_BUILT: &[u8] = b"due:built";
+
+const DUE_KEY_LEN: usize = 1 + 8 + KEY_LEN;
+
+/// Records looked at per chunk of a rebuild, so the cursor is not held
+/// across writes.
+const REBUILD_CHUNK: usize = 65_536;
+
+fn due_key(state: u8, due: u64, key: &Key) -> [u8; DUE_KEY_LEN] {
+    let mut k = [0; DUE_KEY_LEN];
+    k[0] = state;
+    k[1..9].copy_from_slice(&due.to_be_bytes());
+    k[9..].copy_from_slice(&key.0);
+    k
+}
+
+fn tables(store: &Store) -> Result<(lmdb::Database, lmdb::Database)> {
+    match (store.due, store.sched) {
+        (Some(d), Some(s)) => Ok((d, s)),
+        // Only a read-only open of a database no writer opened since the
+        // index was added lacks them.
+        _ => Err(crate::error::Error::Input(format!(
+            "{}: the database has no due index yet (run any daemon on it once)",
+            store.path().display()
+        ))),
+    }
+}
+
+fn entry_get<T: Transaction>(store: &Store, txn: &T, key: &Key) -> Result<Option<Entry>> {
+    let (_, sched) = tables(store)?;
+    match txn.get(sched, &key.0) {
+        Ok(v) => Entry::decode(v)
+            .map(Some)
+            .ok_or_else(|| store.corrupt(&key.0, "bad schedule entry")),
+        Err(lmdb::Error::NotFound) => Ok(None),
+        Err(e) => Err(store.err("cannot read schedule", e)),
+    }
+}
+
+fn policy_get<T: Transaction>(store: &Store, txn: &T) -> Result<Policy> {
+    match txn.get(store.table(Table::Meta), &META_POLICY) {
+        Ok(v) => Ok(Policy::decode(v).unwrap_or_default()),
+        Err(lmdb::Error::NotFound) => Ok(Policy::default()),
+        Err(e) => Err(store.err("cannot read schedule policy", e)),
+    }
+}
+
+/// Walks `state`'s entries due at or before `until`, earliest first, from
+/// `from` (a due time and key) on; `f` gets the key and due time and
+/// returns false to stop.
+fn walk<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    state: State,
+    until: u64,
+    from: Option<(u64, &Key)>,
+    mut f: impl FnMut(Key, u64) -> Result<bool>,
+) -> Result<()> {
+    let (due, _) = tables(store)?;
+    let start = match from {
+        Some((t, k)) => due_key(state as u8, t, k).to_vec(),
+        None => vec![state as u8],
+    };
+    let mut cur = txn
+        .open_ro_cursor(due)
+        .map_err(|e| store.err("cannot open cursor", e))?;
+    for item in cur.iter_from(&start) {
+        let (k, _) = item.map_err(|e| store.err("cannot walk due index", e))?;
+        if k.len() != DUE_KEY_LEN {
+            return Err(store.corrupt(k, "bad due index key"));
+        }
+        if k[0] != state as u8 {
+            break;
+        }
+        let t = u64::from_be_bytes(k[1..9].try_into().unwrap_or([0xff; 8]));
+        if t > until {
+            break;
+        }
+        let key = Key::from_slice(&k[9..]).ok_or_else(|| store.corrupt(k, "bad due index key"))?;
+        if !f(key, t)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Compares the due index with the records: each record where the policy
+/// places it, and nothing else in the index.
+pub(super) fn problems<T: Transaction>(store: &Store, txn: &T) -> Result<Vec<String>> {
+    let Ok((due, _)) = tables(store) else {
+        return Ok(Vec::new());
+    };
+    let p = policy_get(store, txn)?;
+    let mut out = Vec::new();
+    let mut placed = 0u64;
+    let mut cur = txn
+        .open_ro_cursor(store.records)
+        .map_err(|e| store.err("cannot open cursor", e))?;
+    for item in cur.iter_start() {
+        let (k, v) = item.map_err(|e| store.err("cannot walk records", e))?;
+        let key = Key::from_slice(k).ok_or_else(|| store.corrupt(k, "bad record key"))?;
+        let r = Record::decode(v).map_err(|why| store.corrupt(k, why))?;
+        let e = entry_get(store, txn, &key)?.unwrap_or_default();
+        let want = placement(&p, &r, &e);
+        let have = (e.indexed != 0).then_some(e.due);
+        if want.map(|w| w.1) != have || want.map_or(0, |w| w.0 as u8) != e.indexed {
+            out.push(format!(
+                "{}: due index says {:?}, the record {:?}",
+                r.url, have, want
+            ));
+            continue;
+        }
+        if let Some((s, t)) = want {
+            placed += 1;
+            match txn.get(due, &due_key(s as u8, t, &key)) {
+                Ok(_) => {}
+                Err(lmdb::Error::NotFound) => out.push(format!("{}: not in the due index", r.url)),
+                Err(e) => return Err(store.err("cannot read due index", e)),
+            }
+        }
+    }
+    let mut entries = 0u64;
+    let mut cur = txn
+        .open_ro_cursor(due)
+        .map_err(|e| store.err("cannot open cursor", e))?;
+    for item in cur.iter_start() {
+        item.map_err(|e| store.err("cannot walk due index", e))?;
+        entries += 1;
+    }
+    if entries != placed {
+        out.push(format!(
+            "due index: {entries} entries for {placed} records due"
+        ));
+    }
+    Ok(out)
+}
+
+/// The read side, shared by [`Read`] and [`Write`].
+macro_rules! due_views {
+    () => {
+        /// Walks the records in `state` due at or before `until`, earliest
+        /// first, from `from` on (a due time and key, inclusive).
+        pub fn walk_due(
+            &self,
+            state: State,
+            until: u64,
+            from: Option<(u64, &Key)>,
+            f: impl FnMut(Key, u64) -> Result<bool>,
+        ) -> Result<()> {
+            walk(self.store, &self.txn, state, until, from, f)
+        }
+
+        /// The schedule entry of the record under `key`, if any.
+        pub fn sched_entry(&self, key: &Key) -> Result<Option<Entry>> {
+            entry_get(self.store, &self.txn, key)
+        }
+
+        /// The policy the due times follow.
+        pub fn sched_policy(&self) -> Result<Policy> {
+            policy_get(self.store, &self.txn)
+        }
+
+        /// Walks the keys of unleased records in a daemon's input `state`
+        /// from `from` on: DIRTY ones by the time they fell due, earliest
+        /// first; the others in key order.
+        pub fn walk_input(
+            &self,
+            state: State,
+            from: Option<&Key>,
+            mut f: impl FnMut(Key) -> Result<bool>,
+        ) -> Result<()> {
+            if state != State::Dirty || self.store.due.is_none() {
+                return self.walk_keys(state, false, from, f);
+            }
+            let start = match from {
+                Some(k) => match self.sched_entry(k)? {
+                    Some(e) if e.indexed == State::Dirty as u8 => Some((e.due, k)),
+                    // It moved on: start again from the earliest.
+                    _ => None,
+                },
+                None => None,
+            };
+            walk(self.store, &self.txn, state, u64::MAX, start, |k, _| f(k))
+        }
+    };
+}
+
+impl Read<'_> {
+    due_views!();
+}
+
+impl Write<'_> {
+    due_views!();
+
+    fn policy(&mut self) -> Result<Policy> {
+        if let Some(p) = self.policy {
+            return Ok(p);
+        }
+        let p = policy_get(self.store, &self.txn)?;
+        self.policy = Some(p);
+        Ok(p)
+    }
+
+    /// Moves the record under `key` in the due index after it changed from
+    /// `old` (None: inserted) to `new`, adapting its schedule. Called by
+    /// every write of a record, in its transaction.
+    pub(super) fn reschedule(
+        &mut self,
+        key: &Key,
+        old: Option<&Record>,
+        new: &Record,
+    ) -> Result<()> {
+        let Some((due, sched)) = self.store.due.zip(self.store.sched) else {
+            return Ok(());
+        };
+        let p = self.policy()?;
+        let before = match old {
+            Some(_) => entry_get(self.store, &self.txn, key)?.unwrap_or_default(),
+            // A new record has no entry (records are never deleted).
+            None => Entry::default(),
+        };
+        let mut e = before;
+        if let Some(o) = old {
+            p.adapt(o, new, &mut e);
+        }
+        let want = placement(&p, new, &e);
+        if e.indexed != 0 && want != Some((state_of(e.indexed), e.due)) {
+            match self.txn.del(due, &due_key(e.indexed, e.due, key), None) {
+                Ok(()) | Err(lmdb::Error::NotFound) => {}
+                Err(err) => return Err(self.store.err("cannot write due index", err)),
+            }
+            e.indexed = 0;
+        }
+        if let Some((s, t)) = want {
+            if e.indexed == 0 {
+                self.txn
+                    .put(
+                        due,
+                        &due_key(s as u8, t, key),
+                        &[],
+                        lmdb::WriteFlags::empty(),
+                    )
+                    .map_err(|err| self.store.err("cannot write due index", err))?;
+            }
+            e.indexed = s as u8;
+            e.due = t;
+        } else if new.state != State::Dirty {
+            // Leased DIRTY records keep their due time for when they are
+            // given back; no one else needs it.
+            e.due = 0;
+        }
+        if e == before {
+            return Ok(());
+        }
+        let r = if e.is_empty() && e.due == 0 {
+            match self.txn.del(sched, &key.0, None) {
+                Ok(()) | Err(lmdb::Error::NotFound) => Ok(()),
+                Err(err) => Err(err),
+            }
+        } else {
+            self.txn
+                .put(sched, &key.0, &e.encode(), lmdb::WriteFlags::empty())
+        };
+        r.map_err(|err| self.store.err("cannot write schedule", err))
+    }
+
+    /// Stores `p` as the crawl's schedule policy. When it differs from the
+    /// one stored, every due time is computed again (a walk of every
+    /// record, in this transaction); returns true then.
+    pub fn set_policy(&mut self, p: &Policy) -> Result<bool> {
+        if self.store.due.is_none() || policy_get(self.store, &self.txn)? == *p {
+            return Ok(false);
+        }
+        self.txn
+            .put(
+                self.store.table(Table::Meta),
+                &META_POLICY,
+                &p.encode(),
+                lmdb::WriteFlags::empty(),
+            )
+            .map_err(|e| self.store.err("cannot write schedule policy", e))?;
+        self.policy = Some(*p);
+        self.rebuild_due()?;
+        Ok(true)
+    }
+
+    /// Builds the due index again from the records, keeping each record's
+    /// adapted interval and rejections. Returns the records indexed.
+    pub fn rebuild_due(&mut self) -> Result<u64> {
+        let (due, sched) = tables(self.store)?;
+        let p = self.policy()?;
+        self.txn
+            .clear_db(due)
+            .map_err(|e| self.store.err("cannot clear due index", e))?;
+        let mut from: Option<Key> = None;
+        let mut indexed = 0;
+        loop {
+            let mut chunk: Vec<(Key, Record)> = Vec::new();
+            {
+                let mut cur = self
+                    .txn
+                    .open_ro_cursor(self.store.records)
+                    .map_err(|e| self.store.err("cannot open cursor", e))?;
+                let iter = match &from {
+                    Some(k) => cur.iter_from(k.0),
+                    None => cur.iter_start(),
+                };
+                for item in iter {
+                    let (k, v) = item.map_err(|e| self.store.err("cannot walk records", e))?;
+                    let key = Key::from_slice(k)
+                        .ok_or_else(|| self.store.corrupt(k, "bad record key"))?;
+                    if Some(key) == from {
+                        continue;
+                    }
+                    let r = Record::decode(v).map_err(|why| self.store.corrupt(k, why))?;
+                    chunk.push((key, r));
+                    if chunk.len() == REBUILD_CHUNK {
+                        break;
+                    }
+                }
+            }
+            let Some(last) = chunk.last().map(|c| c.0) else {
+                break;
+            };
+            for (key, r) in &chunk {
+                let before = entry_get(self.store, &self.txn, key)?;
+                let mut e = before.unwrap_or_default();
+                e.indexed = 0;
+                if let Some((s, t)) = placement(&p, r, &e) {
+                    self.txn
+                        .put(
+                            due,
+                            &due_key(s as u8, t, key),
+                            &[],
+                            lmdb::WriteFlags::empty(),
+                        )
+                        .map_err(|err| self.store.err("cannot write due index", err))?;
+                    e.indexed = s as u8;
+                    e.due = t;
+                    indexed += 1;
+                }
+                if before != Some(e) && !(before.is_none() && e.is_empty()) {
+                    self.txn
+                        .put(sched, &key.0, &e.encode(), lmdb::WriteFlags::empty())
+                        .map_err(|err| self.store.err("cannot write schedule", err))?;
+                }
+            }
+            from = Some(last);
+        }
+        self.txn
+            .put(
+                self.store.table(Table::Meta),
+                &META_BUILT,
+                &[1],
+                lmdb::WriteFlags::empty(),
+            )
+            .map_err(|e| self.store.err("cannot write meta", e))?;
+        Ok(indexed)
+    }
+}
+
+fn state_of(b: u8) -> State {
+    State::from_u8(b).unwrap_or(State::New)
+}
+
+impl Store {
+    /// Builds the due index of a database written before it existed (or
+    /// whose build was cut short): once, when first opened for writing.
+    pub(super) fn ensure_due(&self) -> Result<()> {
+        if self.due.is_none() {
+            return Ok(());
+        }
+        {
+            let rd = self.read()?;
+            match rd.txn.get(self.table(Table::Meta), &META_BUILT) {
+                Ok(_) => return Ok(()),
+                Err(lmdb::Error::NotFound) => {}
+                Err(e) => return Err(self.err("cannot read meta", e)),
+            }
+        }
+        let mut w = self.write()?;
+        w.rebuild_due()?;
+        w.commit()
+    }
+}

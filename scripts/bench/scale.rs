@@ -1,0 +1,354 @@
+//! Scale: a frontier of 10 k, 100 k and 1 M records (10 M with
+//! SCALE_MAX=10000000), planted through the store, and at each size:
+//!
+//! - bytes of database (data.mdb) per record, due index included;
+//! - `nlpc-up --once` with 1% of the records due: wall time, time per due
+//!   record, and its largest resident set; then again with nothing due;
+//! - `nlpc-fetch --once` re-fetching 1,000 DIRTY records from a loopback
+//!   server (20 hosts on 4 addresses, politeness 0): pages/s and its
+//!   largest resident set.
+//!
+//! The daemons are the release executables, run as child processes under
+//! /usr/bin/time for their peak RSS. Times include each process's start
+//! and the opening of the database; the time per due record does not (the
+//! run with nothing due is taken off). The database is on the temporary
+//! directory's disk; the file cache, archive and robots.txt cache on
+//! /dev/shm when there is one.
+//!
+//! cargo bench --bench scale         (writes scripts/bench/scale.txt)
+//! SCALE_MAX=10000000 cargo bench --bench scale
+
+use std::io::{BufRead, BufReader, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use nlpcrawl::store::record::{Record, State};
+use nlpcrawl::store::{self, Key, Store};
+
+const DAY: u64 = 86_400;
+/// Records re-fetched in the fetch phase, at every size.
+const LIVE: usize = 1000;
+const LIVE_HOSTS: usize = 20;
+const LIVE_ADDRS: [&str; 4] = ["127.0.0.71", "127.0.0.72", "127.0.0.73", "127.0.0.74"];
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Runs `cmd` to its end under /usr/bin/time; returns its wall time and
+/// peak RSS in bytes. (Not wait4 from here: a child's peak RSS starts at
+/// its parent's at the fork, and this process holds the planted frontier.)
+fn measure(cmd: Command, tmp: &Path) -> (Duration, u64) {
+    let rss_file = tmp.join("rss");
+    let mut timed = Command::new("/usr/bin/time");
+    timed
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(&rss_file)
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    let t = Instant::now();
+    let o = timed.output().expect("run under /usr/bin/time");
+    let wall = t.elapsed();
+    assert!(
+        o.status.success(),
+        "daemon failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let kb: u64 = std::fs::read_to_string(&rss_file)
+        .expect("rss")
+        .trim()
+        .parse()
+        .expect("a number of KB");
+    (wall, kb * 1024)
+}
+
+struct Crawl {
+    dir: PathBuf,
+    /// Where the file cache, archive and robots.txt cache go: tmpfs when
+    /// there is one, so the figures are the scheduler's and not the
+    /// disk's fsync (each stored body is synced).
+    files: PathBuf,
+}
+
+impl Crawl {
+    fn cmd(&self, bin: &str) -> Command {
+        let exe = match bin {
+            "nlpc-up" => env!("CARGO_BIN_EXE_nlpc-up"),
+            _ => env!("CARGO_BIN_EXE_nlpc-fetch"),
+        };
+        let mut c = Command::new(exe);
+        c.arg("-p").arg(self.dir.join("db"));
+        for (opt, sub) in [("-f", "cache"), ("-a", "archive"), ("-r", "rep")] {
+            c.arg(opt).arg(self.files.join(sub));
+        }
+        c.arg("--once");
+        c
+    }
+}
+
+fn db_bytes(db: &Path) -> u64 {
+    std::fs::metadata(db.join("data.mdb"))
+        .map(|m| m.len())
+        .unwrap_or(0)
+}
+
+/// A loopback HTTP/1.1 server on every address of `LIVE_ADDRS` at one
+/// port: small pages, 404 for robots.txt, keep-alive.
+fn serve() -> u16 {
+    'again: for _ in 0..20 {
+        let first = TcpListener::bind((LIVE_ADDRS[0], 0)).expect("bind");
+        let port = first.local_addr().expect("port").port();
+        let mut ls = vec![first];
+        for a in &LIVE_ADDRS[1..] {
+            match TcpListener::bind((*a, port)) {
+                Ok(l) => ls.push(l),
+                Err(_) => continue 'again,
+            }
+        }
+        for l in ls {
+            std::thread::spawn(move || {
+                for s in l.incoming().flatten() {
+                    std::thread::spawn(move || answer(s));
+                }
+            });
+        }
+        return port;
+    }
+    panic!("no port free on every loopback address");
+}
+
+fn answer(s: TcpStream) {
+    let mut w = match s.try_clone() {
+        Ok(w) => w,
+        Err(_) => return,
+    };
+    let mut r = BufReader::new(s);
+    let body = "<html><head><title>p</title></head><body><p>Rīga ir Latvijas galvaspilsēta.</p></body></html>";
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let path = line.split(' ').nth(1).unwrap_or("/").to_string();
+        loop {
+            let mut h = String::new();
+            if r.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            if h == "\r\n" || h == "\n" {
+                break;
+            }
+        }
+        let reply = if path == "/robots.txt" {
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_string()
+        } else {
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        if w.write_all(reply.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+struct Row {
+    n: usize,
+    plant_s: f64,
+    bytes_per_record: f64,
+    compact_per_record: f64,
+    due: usize,
+    up_s: f64,
+    up_idle_ms: f64,
+    up_rss: u64,
+    fetch_pages_s: f64,
+    fetch_rss: u64,
+}
+
+fn run(n: usize, port: u16) -> Row {
+    let tmp = tempfile::tempdir().expect("temporary directory");
+    let shm = Path::new("/dev/shm");
+    let files = if shm.is_dir() {
+        tempfile::tempdir_in(shm)
+    } else {
+        tempfile::tempdir()
+    }
+    .expect("temporary directory");
+    let c = Crawl {
+        dir: tmp.path().to_path_buf(),
+        files: files.path().to_path_buf(),
+    };
+    let db = c.dir.join("db");
+    let t0 = now();
+    let st = Store::open(&db, store::Options::default()).expect("open");
+    // 1% due: fetched 20 days ago; the rest an hour ago.
+    let started = Instant::now();
+    let mut due = 0;
+    for start in (0..n).step_by(100_000) {
+        let recs: Vec<Record> = (start..(start + 100_000).min(n))
+            .map(|i| {
+                let mut r = Record::new(
+                    &format!(
+                        "http://host{}.example.lv/s/{}/page-{i}.html",
+                        i % 5000,
+                        i % 97
+                    ),
+                    t0 - 30 * DAY,
+                );
+                r.state = State::Scanned;
+                r.addr = format!("192.0.2.{}", i % 250 + 1);
+                r.status = 200;
+                r.hash = [1; 32];
+                r.size = 20_000;
+                r.content_type = "text/html".into();
+                r.fetched = if i % 100 == 0 {
+                    due += 1;
+                    t0 - 20 * DAY
+                } else {
+                    t0 - 3600
+                };
+                r.changed = r.fetched;
+                r
+            })
+            .collect();
+        let mut w = st.write().expect("write");
+        w.insert_batch(&recs).expect("insert");
+        w.commit().expect("commit");
+    }
+    let plant_s = started.elapsed().as_secs_f64();
+    let bytes_per_record = db_bytes(&db) as f64 / n as f64;
+    let compact = st.backup(&c.dir.join("copy")).expect("compacted copy") as f64 / n as f64;
+    let _ = std::fs::remove_dir_all(c.dir.join("copy"));
+    drop(st);
+
+    let (up, up_rss) = measure(c.cmd("nlpc-up"), &c.dir);
+    let st = Store::open(&db, store::Options::default()).expect("open");
+    let dirty = st
+        .read()
+        .expect("read")
+        .count(State::Dirty, false)
+        .expect("count");
+    assert_eq!(dirty as usize, due, "every due record expired");
+    let (idle, _) = measure(c.cmd("nlpc-up"), &c.dir);
+
+    // The fetch phase: the expired records go back to SCANNED (their
+    // addresses are not routed), and LIVE due ones on loopback hosts are
+    // planted and expired by nlpc-up.
+    let mut keys: Vec<Key> = Vec::new();
+    st.read()
+        .expect("read")
+        .walk_keys(State::Dirty, false, None, |k| {
+            keys.push(k);
+            Ok(true)
+        })
+        .expect("walk");
+    for chunk in keys.chunks(10_000) {
+        let mut w = st.write().expect("write");
+        for k in chunk {
+            let mut r = w.get(k).expect("get").expect("record");
+            r.state = State::Scanned;
+            r.fetched = t0;
+            w.update(k, &r).expect("update");
+        }
+        w.commit().expect("commit");
+    }
+    let live: Vec<Record> = (0..LIVE)
+        .map(|i| {
+            let h = i % LIVE_HOSTS;
+            let mut r = Record::new(&format!("http://live{h}.test:{port}/p/{i}"), t0 - 30 * DAY);
+            r.state = State::Scanned;
+            r.addr = LIVE_ADDRS[h % LIVE_ADDRS.len()].into();
+            r.status = 200;
+            r.hash = [1; 32];
+            r.fetched = t0 - 20 * DAY;
+            r.changed = r.fetched;
+            r
+        })
+        .collect();
+    let mut w = st.write().expect("write");
+    w.insert_batch(&live).expect("insert");
+    w.commit().expect("commit");
+    drop(st);
+    measure(c.cmd("nlpc-up"), &c.dir);
+    let mut f = c.cmd("nlpc-fetch");
+    f.args(["--fetch-polite", "0"]);
+    let (fetch, fetch_rss) = measure(f, &c.dir);
+    let st = Store::open(&db, store::Options::default()).expect("open");
+    let fresh = st
+        .read()
+        .expect("read")
+        .count(State::Fresh, false)
+        .expect("count");
+    assert_eq!(fresh as usize, LIVE, "every live record fetched");
+    Row {
+        n,
+        plant_s,
+        bytes_per_record,
+        compact_per_record: compact,
+        due,
+        up_s: up.as_secs_f64(),
+        up_idle_ms: idle.as_secs_f64() * 1e3,
+        up_rss,
+        fetch_pages_s: LIVE as f64 / fetch.as_secs_f64(),
+        fetch_rss,
+    }
+}
+
+fn main() {
+    let max: usize = std::env::var("SCALE_MAX")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let port = serve();
+    let mut rows = Vec::new();
+    let mut n = 10_000;
+    while n <= max {
+        let r = run(n, port);
+        eprintln!("{n} records planted in {:.1} s", r.plant_s);
+        rows.push(r);
+        n *= 10;
+    }
+    let mut out = String::new();
+    out.push_str(
+        "| records | DB bytes/record: file / compacted | nlpc-up --once, 1% due | per due record | nlpc-up --once, nothing due | nlpc-up max RSS | nlpc-fetch --once, 1,000 DIRTY | nlpc-fetch max RSS |\n",
+    );
+    out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for r in &rows {
+        out.push_str(&format!(
+            "| {} | {:.0} / {:.0} | {:.2} s ({} due) | {:.1} µs | {:.0} ms | {:.1} MB | {:.0} pages/s | {:.1} MB |\n",
+            r.n,
+            r.bytes_per_record,
+            r.compact_per_record,
+            r.up_s,
+            r.due,
+            // Less the run with nothing due: the process's start and the
+            // opening of the database.
+            (r.up_s - r.up_idle_ms / 1e3).max(0.0) * 1e6 / r.due as f64,
+            r.up_idle_ms,
+            r.up_rss as f64 / 1e6,
+            r.fetch_pages_s,
+            r.fetch_rss as f64 / 1e6,
+        ));
+    }
+    print!("{out}");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench/scale.txt");
+    let header = format!(
+        "# cargo bench --bench scale{} ({} cores)\n",
+        if max > 1_000_000 {
+            format!(" with SCALE_MAX={max}")
+        } else {
+            String::new()
+        },
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    std::fs::write(&file, header + &out).expect("write results");
+    eprintln!("written to {}", file.display());
+}

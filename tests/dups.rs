@@ -1,0 +1,646 @@
+//! Duplicates: the marks and the near-duplicate index in a real store
+//! (exact and near copies, the earliest first copy, the band lookup at
+//! the distance's edge, texts that change, first copies that leave), and a
+//! duplicate test web crawled by the real daemons: the same page under
+//! several URLs and near-copies differing by a date or a counter, each
+//! exported once, `nlpc-list --cluster` showing the cluster, and a
+//! re-fetch that changes the first copy's text dissolving its cluster;
+//! and `nlpc-dump --dedup-paragraphs` writing each paragraph once.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::http::{Reply, Server};
+use common::*;
+use nlpcrawl::document::fingerprint::Fingerprint;
+use nlpcrawl::store::dups::{self, Kind, Mark};
+use nlpcrawl::store::record::{Record, State};
+use nlpcrawl::store::{Key, Store, Table};
+
+fn fp(text: u8, simhash: u64) -> Fingerprint {
+    Fingerprint {
+        text: [text; 16],
+        simhash,
+    }
+}
+
+fn plant(st: &Store, url: &str) -> Key {
+    let mut r = Record::new(url, 1);
+    r.state = State::Verified;
+    insert_new(st, &r)
+}
+
+/// Records a verification of `key`, in its own transaction, at distance 3.
+fn verify(st: &Store, key: &Key, f: Option<Fingerprint>) -> Option<Mark> {
+    let mut w = st.write().unwrap();
+    let m = dups::record(&mut w, key, f.as_ref(), 3).unwrap();
+    w.commit().unwrap();
+    m
+}
+
+fn mark(st: &Store, key: &Key) -> Option<Mark> {
+    dups::duplicate_of(&st.read().unwrap(), key).unwrap()
+}
+
+fn members(st: &Store, key: &Key) -> Vec<(Key, Kind, u32)> {
+    dups::cluster(&st.read().unwrap(), key)
+        .unwrap()
+        .map(|c| {
+            c.members
+                .iter()
+                .map(|(k, m)| (*k, m.kind, m.distance))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn assert_clean(st: &Store) {
+    let problems = dups::check(&st.read().unwrap()).unwrap();
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+const S: u64 = 0x0123_4567_89ab_cdef;
+
+#[test]
+fn exact_and_near_copies_point_to_the_earliest_first_copy() {
+    let c = Crawl::new();
+    let st = c.store();
+    let k: Vec<Key> = (0..8)
+        .map(|i| plant(&st, &format!("http://d.test/{i}")))
+        .collect();
+    // A first copy.
+    assert_eq!(verify(&st, &k[0], Some(fp(1, S))), None);
+    // The same text.
+    let m = verify(&st, &k[1], Some(fp(1, S))).unwrap();
+    assert_eq!((m.kind, m.first, m.distance), (Kind::Exact, k[0], 0));
+    // Three bits apart, one in each of three bands: only the fourth band
+    // agrees, and the lookup still finds it.
+    let near = S ^ 1 ^ (1 << 16) ^ (1 << 32);
+    let m = verify(&st, &k[2], Some(fp(2, near))).unwrap();
+    assert_eq!((m.kind, m.first, m.distance), (Kind::Near, k[0], 3));
+    // Four bits from k[0], one in every band, and seven from k[2]: beyond
+    // the distance of both, a first copy.
+    let far = S ^ (1 << 8) ^ (1 << 24) ^ (1 << 40) ^ (1 << 56);
+    assert_eq!(verify(&st, &k[3], Some(fp(3, far))), None);
+    // One bit from the later first copy: its duplicate.
+    let m = verify(&st, &k[4], Some(fp(4, far ^ (1 << 60)))).unwrap();
+    assert_eq!((m.kind, m.first, m.distance), (Kind::Near, k[3], 1));
+    // Two bits from k[0] and two from k[3]: the earliest first copy wins.
+    let both = S ^ (1 << 8) ^ (1 << 24);
+    let m = verify(&st, &k[5], Some(fp(5, both))).unwrap();
+    assert_eq!((m.kind, m.first, m.distance), (Kind::Near, k[0], 2));
+    // Far from everything: a first copy.
+    assert_eq!(verify(&st, &k[6], Some(fp(6, !S))), None);
+    // Two bits from the duplicate k[2], five from its first copy: it joins
+    // the cluster through k[2], at its distance from the first copy.
+    let m = verify(&st, &k[7], Some(fp(7, near ^ (3 << 50)))).unwrap();
+    assert_eq!((m.kind, m.first, m.distance), (Kind::Near, k[0], 5));
+    assert_eq!(mark(&st, &k[0]), None);
+    // The cluster, from the first copy or from any member, in order.
+    let want = vec![
+        (k[1], Kind::Exact, 0),
+        (k[2], Kind::Near, 3),
+        (k[5], Kind::Near, 2),
+        (k[7], Kind::Near, 5),
+    ];
+    assert_eq!(members(&st, &k[0]), want);
+    assert_eq!(members(&st, &k[2]), want);
+    assert_eq!(members(&st, &k[3]), vec![(k[4], Kind::Near, 1)]);
+    assert_eq!(members(&st, &k[6]), Vec::new());
+    assert_clean(&st);
+    // The check sees damage: a first copy no longer found by its text, and
+    // a cluster entry that belongs to nothing.
+    let mut w = st.write().unwrap();
+    let mut text_entry = vec![b't'];
+    text_entry.extend_from_slice(&[1; 16]);
+    w.table_del(Table::Dups, &text_entry).unwrap();
+    w.table_put(Table::Dups, b"mjunk", &[]).unwrap();
+    w.commit().unwrap();
+    let problems = dups::check(&st.read().unwrap()).unwrap();
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert!(problems[0].ends_with("a first copy not found by its text"));
+    assert!(problems[1].starts_with("left-over cluster entry"));
+}
+
+#[test]
+fn changed_texts_and_first_copies_that_leave_keep_the_marks_consistent() {
+    let c = Crawl::new();
+    let st = c.store();
+    let k: Vec<Key> = (0..5)
+        .map(|i| plant(&st, &format!("http://e.test/{i}")))
+        .collect();
+    verify(&st, &k[0], Some(fp(1, S)));
+    verify(&st, &k[1], Some(fp(1, S)));
+    verify(&st, &k[2], Some(fp(2, S ^ 0b11)));
+    verify(&st, &k[3], Some(fp(3, S ^ 0b111)));
+    let unrelated = !S;
+    verify(&st, &k[4], Some(fp(4, unrelated)));
+    assert_eq!(members(&st, &k[0]).len(), 3);
+
+    // Verified again with the same text: nothing moves.
+    let m = verify(&st, &k[1], Some(fp(1, S))).unwrap();
+    assert_eq!((m.kind, m.first), (Kind::Exact, k[0]));
+    // Rejected on a re-fetch: it leaves its cluster.
+    assert_eq!(verify(&st, &k[2], None), None);
+    assert_eq!(mark(&st, &k[2]), None);
+    assert_eq!(members(&st, &k[2]), Vec::new());
+    assert_eq!(
+        members(&st, &k[0]).iter().map(|m| m.0).collect::<Vec<_>>(),
+        vec![k[1], k[3]]
+    );
+    assert_clean(&st);
+
+    // The first copy's text changes: its cluster dissolves, the oldest
+    // member becomes the first copy, the other a duplicate of it; the old
+    // first copy, verified now, is a first copy of its new text.
+    assert_eq!(verify(&st, &k[0], Some(fp(9, S ^ u64::MAX << 20))), None);
+    assert_eq!(mark(&st, &k[1]), None);
+    let m = mark(&st, &k[3]).unwrap();
+    assert_eq!((m.kind, m.first, m.distance), (Kind::Near, k[1], 3));
+    assert_eq!(members(&st, &k[0]), Vec::new());
+    assert_clean(&st);
+
+    // Now it takes the unrelated page's text: an exact duplicate of it.
+    let m = verify(&st, &k[0], Some(fp(4, unrelated))).unwrap();
+    assert_eq!((m.kind, m.first), (Kind::Exact, k[4]));
+    assert_clean(&st);
+}
+
+#[test]
+fn nlpc_up_pruning_a_first_copy_hands_its_cluster_on() {
+    let c = Crawl::new();
+    let st = c.store();
+    let a = plant(&st, "http://p.test/a");
+    let b = plant(&st, "http://p.test/b");
+    let d = plant(&st, "http://p.test/c");
+    verify(&st, &a, Some(fp(1, S)));
+    verify(&st, &b, Some(fp(1, S)));
+    verify(&st, &d, Some(fp(2, S ^ 0b1)));
+    {
+        let mut w = st.write().unwrap();
+        let mut r = w.get(&a).unwrap().unwrap();
+        r.state = State::Dead;
+        w.update(&a, &r).unwrap();
+        w.commit().unwrap();
+    }
+    drop(st);
+    let o = c.run("nlpc-up", &["--force-del"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let st = c.store();
+    assert_eq!(record(&st, "http://p.test/a").state, State::Gone);
+    assert_eq!(dups::cluster(&st.read().unwrap(), &a).unwrap(), None);
+    assert_eq!(mark(&st, &b), None);
+    let m = mark(&st, &d).unwrap();
+    assert_eq!((m.kind, m.first, m.distance), (Kind::Near, b, 1));
+    assert_clean(&st);
+    drop(st);
+    let o = c.run("nlpc-list", &["--check"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+}
+
+/// Prose-shaped text, different for each seed: English stop words between
+/// made-up content words, so that two articles share words but hardly a
+/// sentence; `paragraphs` of four sentences of twelve words.
+fn article(seed: u64, paragraphs: usize) -> Vec<String> {
+    const STOP: [&str; 14] = [
+        "the", "of", "and", "in", "to", "a", "was", "that", "it", "for", "on", "with", "as", "by",
+    ];
+    const SYL: [&str; 16] = [
+        "ka", "lo", "mi", "ter", "san", "du", "ve", "ris", "po", "nel", "ga", "tu", "mor", "ble",
+        "fi", "stan",
+    ];
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut pick = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as usize
+    };
+    (0..paragraphs)
+        .map(|_| {
+            let mut p = String::new();
+            for _ in 0..4 {
+                for i in 0..12 {
+                    let w = if i % 2 == 1 {
+                        STOP[pick(STOP.len())].to_string()
+                    } else {
+                        (0..2 + pick(2)).map(|_| SYL[pick(SYL.len())]).collect()
+                    };
+                    if i == 0 {
+                        let mut c = w.chars();
+                        let first = c.next().unwrap().to_ascii_uppercase();
+                        p.push(first);
+                        p.push_str(c.as_str());
+                    } else {
+                        p.push(' ');
+                        p.push_str(&w);
+                    }
+                }
+                p.push_str(". ");
+            }
+            p
+        })
+        .collect()
+}
+
+/// A page of the test site: the same header and footer on every page.
+fn page(title: &str, paras: &[String]) -> String {
+    let mut s = format!(
+        "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
+         <header><nav><a href=\"/\">Home</a> <a href=\"/news/\">News</a> \
+         <a href=\"/contact\">Contact us</a></nav></header><main><article><h1>{title}</h1>"
+    );
+    for p in paras {
+        s.push_str(&format!("<p>{p}</p>"));
+    }
+    s.push_str(
+        "</article></main><footer><p>Copyright the Town Gazette. All rights reserved. \
+         Read our privacy policy and our cookie policy before you subscribe.</p></footer>\
+         </body></html>",
+    );
+    s
+}
+
+fn with_line(mut paras: Vec<String>, at: usize, line: &str) -> Vec<String> {
+    paras.insert(at, line.to_string());
+    paras
+}
+
+/// The URLs nlpc-vrfy's log says it verified, in order.
+fn verified_order(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|l| l.split("verified ").nth(1))
+        .filter_map(|r| r.split(' ').next())
+        .map(str::to_string)
+        .collect()
+}
+
+fn index_urls(dir: &std::path::Path) -> Vec<String> {
+    let idx = std::fs::read_to_string(dir.join("index.tsv")).unwrap();
+    let mut v: Vec<String> = idx
+        .lines()
+        .map(|l| l.split('\t').nth(1).unwrap().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+fn run_ok(c: &Crawl, bin: &str, args: &[&str]) -> String {
+    let o = c.run(bin, args);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{bin} {args:?}: {err}");
+    err
+}
+
+#[test]
+fn a_duplicate_web_crawled_is_exported_once_per_page() {
+    let srv = Server::start("127.0.0.61");
+    let a = article(1, 30);
+    let b = article(2, 30);
+    let d = article(3, 30);
+    // The same page under three URLs on two host names.
+    let a_html = page("The bridge", &a);
+    let a_urls = [
+        srv.url("one.test", "/a.html"),
+        srv.url("one.test", "/print/a.html"),
+        srv.url("two.test", "/mirror/a.html"),
+    ];
+    for u in &a_urls {
+        let path = &u[u.find(".test:").unwrap() + 6..];
+        let path = &path[path.find('/').unwrap()..];
+        srv.route(path, Reply::html(a_html.clone()));
+    }
+    // Near-copies: a date line, then a view counter, changed.
+    let dated = |date: &str, views: u32| {
+        let p = with_line(
+            b.clone(),
+            1,
+            &format!("This report was last updated on {date} by the editors of the gazette."),
+        );
+        page(
+            "The harbour",
+            &with_line(p, 20, &format!("This page has been read {views} times.")),
+        )
+    };
+    let b_pages = [
+        ("/b.html", dated("12 March 2024", 1041)),
+        ("/b-2.html", dated("14 April 2024", 1041)),
+        ("/b-3.html", dated("12 March 2024", 1187)),
+    ];
+    let mut b_urls = Vec::new();
+    for (p, html) in &b_pages {
+        srv.route(p, Reply::html(html.clone()));
+        b_urls.push(srv.url("one.test", p));
+    }
+    // A different article with the same header and footer.
+    srv.route("/d.html", Reply::html(page("The market", &d)));
+    let d_url = srv.url("one.test", "/d.html");
+
+    let c = Crawl::new();
+    let st = c.store();
+    for u in a_urls.iter().chain(&b_urls).chain([&d_url]) {
+        plant_ready(&st, u, &srv.ip());
+    }
+    drop(st);
+    run_ok(&c, "nlpc-fetch", &["--once", "--fetch-polite", "0"]);
+    let log = run_ok(&c, "nlpc-vrfy", &["--once"]);
+    let order = verified_order(&log);
+    assert_eq!(order.len(), 7, "{log}");
+
+    let st = c.store();
+    let earliest =
+        |urls: &[String]| -> String { order.iter().find(|u| urls.contains(u)).cloned().unwrap() };
+    let key = |st: &Store, u: &str| st.read().unwrap().lookup(u).unwrap().unwrap().0;
+    let url_of = |st: &Store, k: &Key| st.read().unwrap().get(k).unwrap().unwrap().url;
+    // Each group: the first verified is the first copy, the others point
+    // to it.
+    let mut kinds = BTreeMap::new();
+    for group in [&a_urls[..], &b_urls[..]] {
+        let first = earliest(group);
+        assert_eq!(mark(&st, &key(&st, &first)), None, "{first}");
+        for u in group.iter().filter(|u| **u != first) {
+            let m = mark(&st, &key(&st, u)).unwrap_or_else(|| panic!("{u} not marked\n{log}"));
+            assert_eq!(url_of(&st, &m.first), first, "{u}");
+            kinds.insert(u.clone(), (m.kind, m.distance));
+        }
+    }
+    for u in &a_urls[..] {
+        if let Some((k, d)) = kinds.get(u) {
+            assert_eq!((*k, *d), (Kind::Exact, 0), "{u}");
+        }
+    }
+    // The near-copies are near, not exact: the changed lines are main
+    // text. The counter is digits, which the SimHash leaves out (distance
+    // 0); the month is a word, which moves it.
+    let mut moved = 0;
+    for u in &b_urls {
+        if let Some((k, d)) = kinds.get(u) {
+            assert_eq!(*k, Kind::Near, "{u}");
+            assert!(*d <= 3, "{u}: distance {d}");
+            moved += usize::from(*d > 0);
+        }
+    }
+    assert!(moved >= 1, "{kinds:?}");
+    // The page that only shares the header and footer stands alone.
+    assert_eq!(mark(&st, &key(&st, &d_url)), None);
+    assert_eq!(members(&st, &key(&st, &d_url)), Vec::new());
+    assert_clean(&st);
+    drop(st);
+
+    // nlpc-list --cluster, from a duplicate: the first copy, then the rest.
+    let a_first = earliest(&a_urls);
+    let a_dup = a_urls.iter().find(|u| **u != a_first).unwrap().clone();
+    let o = c.run("nlpc-list", &["--cluster", &a_dup]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert_eq!(lines[0], format!("first\t-\tVERIFIED\t{a_first}"));
+    let mut rest: Vec<&str> = lines[1..].to_vec();
+    rest.sort();
+    let mut want: Vec<String> = a_urls
+        .iter()
+        .filter(|u| **u != a_first)
+        .map(|u| format!("exact\t0\tVERIFIED\t{u}"))
+        .collect();
+    want.sort();
+    assert_eq!(rest, want);
+    let o = c.run("nlpc-list", &["--cluster", &b_urls[0], "--json"]);
+    let v: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(v.len(), 3, "{}", stdout(&o));
+    assert_eq!(v[0]["role"], "first");
+    assert!(v[1..].iter().all(|m| m["role"] == "near"));
+    // The per-record view says what a page duplicates.
+    let o = c.run("nlpc-list", &[a_dup.as_str()]);
+    let line = stdout(&o);
+    assert!(
+        line.trim_end()
+            .ends_with(&format!("\texact duplicate of {a_first}")),
+        "{line}"
+    );
+    assert_eq!(line.trim_end().split('\t').count(), 11);
+    let o = c.run("nlpc-list", &["--json", a_dup.as_str()]);
+    let j: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(j["duplicate"], "exact");
+    assert_eq!(j["duplicate_of"], a_first.as_str());
+
+    // nlpc-dump: each page once; with --duplicates, every copy.
+    let out = c.tmp.path().join("text");
+    let err = run_ok(&c, "nlpc-dump", &["--text", out.to_str().unwrap()]);
+    let mut want = vec![a_first.clone(), earliest(&b_urls), d_url.clone()];
+    want.sort();
+    assert_eq!(index_urls(&out), want, "{err}");
+    assert!(err.contains(", 4 duplicates left out"), "{err}");
+    let all = c.tmp.path().join("all");
+    run_ok(
+        &c,
+        "nlpc-dump",
+        &["--text", all.to_str().unwrap(), "--duplicates"],
+    );
+    assert_eq!(index_urls(&all).len(), 7);
+    // JSON Lines: each duplicate names its first copy; the first copies
+    // and the distinct page name none.
+    let jl = c.tmp.path().join("all.jsonl");
+    run_ok(
+        &c,
+        "nlpc-dump",
+        &["--jsonl", jl.to_str().unwrap(), "--duplicates"],
+    );
+    let docs: Vec<serde_json::Value> = std::fs::read_to_string(&jl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(docs.len(), 7);
+    let b_first = earliest(&b_urls);
+    for d in &docs {
+        let u = d["url"].as_str().unwrap().to_string();
+        let want = if u == a_first || u == b_first || u == d_url {
+            serde_json::Value::Null
+        } else if a_urls.contains(&u) {
+            serde_json::Value::from(a_first.as_str())
+        } else {
+            serde_json::Value::from(b_first.as_str())
+        };
+        assert_eq!(d["duplicate_of"], want, "{u}");
+    }
+
+    // The first copy of the page is fetched again with another text: its
+    // cluster dissolves. The older of the other two becomes the first
+    // copy, the younger its exact duplicate, and the page is now a first
+    // copy of its own.
+    let path = &a_first[a_first.find(".test:").unwrap() + 6..];
+    let path = &path[path.find('/').unwrap()..];
+    srv.route(path, Reply::html(page("The orchard", &article(4, 30))));
+    run_ok(&c, "nlpc-scan", &["--once"]);
+    run_ok(&c, "nlpc-up", &["--force-exp", "-s", "scanned", &a_first]);
+    run_ok(&c, "nlpc-fetch", &["--once", "--fetch-polite", "0"]);
+    let log = run_ok(&c, "nlpc-vrfy", &["--once"]);
+    assert!(
+        log.contains(&format!("verified {a_first} ")),
+        "{a_first} not verified again: {log}"
+    );
+    let st = c.store();
+    let rest: Vec<String> = a_urls.iter().filter(|u| **u != a_first).cloned().collect();
+    let older = earliest(&rest);
+    let younger = rest.iter().find(|u| **u != older).unwrap();
+    assert_eq!(mark(&st, &key(&st, &a_first)), None);
+    assert_eq!(members(&st, &key(&st, &a_first)), Vec::new());
+    assert_eq!(mark(&st, &key(&st, &older)), None);
+    let m = mark(&st, &key(&st, younger)).unwrap();
+    assert_eq!(
+        (m.kind, url_of(&st, &m.first)),
+        (Kind::Exact, older.clone())
+    );
+    assert_clean(&st);
+}
+
+/// The on-disk cost of the near-duplicate index per document: 100,000
+/// distinct fingerprints (every one a first copy, the costliest case)
+/// recorded as nlpc-vrfy records them, then the table's pages counted.
+/// Run: cargo test --locked --test dups -- --ignored --nocapture index_bytes
+#[test]
+#[ignore]
+fn index_bytes_per_document() {
+    let c = Crawl::new();
+    let st = c.store();
+    let n = 100_000u64;
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for chunk in 0..n / 1000 {
+        let mut w = st.write().unwrap();
+        for i in 0..1000 {
+            let mut k = [0u8; 17];
+            k[..8].copy_from_slice(&next().to_le_bytes());
+            k[8..16].copy_from_slice(&(chunk * 1000 + i).to_le_bytes());
+            let mut text = [0u8; 16];
+            text[..8].copy_from_slice(&next().to_le_bytes());
+            let f = Fingerprint {
+                text,
+                simhash: next(),
+            };
+            dups::record(&mut w, &Key(k), Some(&f), 3).unwrap();
+        }
+        w.commit().unwrap();
+    }
+    let size = dups::size(&st.read().unwrap()).unwrap();
+    println!(
+        "{n} documents: {} entries, {} bytes, {:.0} bytes per document",
+        size.entries,
+        size.bytes,
+        size.bytes as f64 / n as f64
+    );
+    assert!(size.entries >= 6 * n);
+}
+
+/// Plants a VERIFIED page with `body` stored as nlpc-fetch stores it.
+fn plant_page(c: &Crawl, st: &Store, url: &str, body: &str) -> Key {
+    let mut r = Record::new(url, 1_700_000_000);
+    r.state = State::Verified;
+    r.status = 200;
+    r.fetched = 1_700_000_000;
+    r.content_type = "text/html".into();
+    r.charset = "utf-8".into();
+    r.size = body.len() as u64;
+    r.hash = *blake3::hash(body.as_bytes()).as_bytes();
+    let key = insert_new(st, &r);
+    c.cache().write(&key, body.as_bytes()).expect("cache write");
+    key
+}
+
+#[test]
+fn dedup_paragraphs_writes_each_paragraph_once() {
+    let c = Crawl::new();
+    let st = c.store();
+    let notice = "Subscribe to the Town Gazette and read every story of the harbour, the market and the council on the day it is written, for a small price a month.".to_string();
+    let a = article(11, 3);
+    let b = article(12, 3);
+    let pages = vec![
+        (
+            "http://g.test/one",
+            page("One", &[a.clone(), vec![notice.clone()]].concat()),
+        ),
+        (
+            "http://g.test/two",
+            page("Two", &[b.clone(), vec![notice.clone()]].concat()),
+        ),
+        // A paragraph of the first and the notice, and the same page
+        // again: whichever of the two is written second has nothing new.
+        (
+            "http://g.test/three",
+            page("Three", &[a[0].clone(), notice.clone()]),
+        ),
+        (
+            "http://g.test/four",
+            page("Three", &[a[0].clone(), notice.clone()]),
+        ),
+    ];
+    let mut keys = BTreeMap::new();
+    for (u, html) in &pages {
+        keys.insert(plant_page(&c, &st, u, html), *u);
+    }
+    drop(st);
+    // The dump walks in key order: what it writes first keeps the notice.
+    let order: Vec<&str> = keys.values().copied().collect();
+
+    let dir = c.tmp.path().join("plain");
+    run_ok(&c, "nlpc-dump", &["--text", dir.to_str().unwrap()]);
+    let texts = |dir: &std::path::Path| -> BTreeMap<String, String> {
+        let idx = std::fs::read_to_string(dir.join("index.tsv")).unwrap();
+        idx.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                (
+                    f[1].to_string(),
+                    std::fs::read_to_string(dir.join(f[0])).unwrap(),
+                )
+            })
+            .collect()
+    };
+    let plain = texts(&dir);
+    assert_eq!(plain.len(), 4);
+    assert!(plain.values().all(|t| t.contains(&notice)), "{plain:#?}");
+
+    let dir = c.tmp.path().join("dedup");
+    let err = run_ok(
+        &c,
+        "nlpc-dump",
+        &["--text", dir.to_str().unwrap(), "--dedup-paragraphs"],
+    );
+    let dedup = texts(&dir);
+    let with_notice: Vec<&String> = dedup
+        .iter()
+        .filter(|(_, t)| t.contains(&notice))
+        .map(|(u, _)| u)
+        .collect();
+    // The notice once, in the first of the pages written that has it.
+    assert_eq!(
+        with_notice,
+        vec![&order[0].to_string()],
+        "{dedup:#?}\n{err}"
+    );
+    // The page made only of paragraphs written before has no text file.
+    assert_eq!(dedup.len(), 3, "{dedup:#?}");
+    assert!(
+        dedup.contains_key("http://g.test/three") != dedup.contains_key("http://g.test/four"),
+        "{dedup:#?}"
+    );
+    // Every paragraph of the articles is there once.
+    for p in a.iter().chain(&b) {
+        let n: usize = dedup.values().map(|t| t.matches(p.trim()).count()).sum();
+        assert_eq!(n, 1, "{p}");
+    }
+    // The flag is for the text tree.
+    let o = c.run("nlpc-dump", &["--warc", "x.warc.gz", "--dedup-paragraphs"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--dedup-paragraphs"), "{}", stderr(&o));
+}

@@ -1,0 +1,416 @@
+//! The re-fetch schedule: the due index against the records after every
+//! kind of move, an aborted transaction and a database opened without it;
+//! DIRTY records handed out earliest due first; and, through nlpc-up,
+//! nlpc-fetch and nlpc-vrfy over a real HTTP server and the crawl's clock
+//! (NLPCRAWL_TIME_OFFSET), a page that changes fetched more often than one
+//! answering 304, and a rejected page fetched after doubling intervals
+//! without its body kept.
+
+mod common;
+
+use common::http::{Reply, Server};
+use common::*;
+use nlpcrawl::run::clock;
+use nlpcrawl::store::record::{Lease, Record, State};
+use nlpcrawl::store::sched::Policy;
+use nlpcrawl::store::{self, Key, Store, Table};
+
+const DAY: u64 = 86_400;
+const T: u64 = 2_000_000_000;
+
+fn plant(st: &Store, url: &str, state: State, changed: u64) -> Key {
+    let mut r = Record::new(url, 1);
+    r.state = state;
+    r.addr = "192.0.2.1".into();
+    r.changed = changed;
+    r.fetched = changed;
+    r.hash = [9; 32];
+    insert_new(st, &r)
+}
+
+/// Keys of `state` due by `until`, in the index's order, with their times.
+fn due_list(st: &Store, state: State, until: u64) -> Vec<(Key, u64)> {
+    let mut v = Vec::new();
+    st.read()
+        .unwrap()
+        .walk_due(state, until, None, |k, t| {
+            v.push((k, t));
+            Ok(true)
+        })
+        .unwrap();
+    v
+}
+
+fn set(st: &Store, k: &Key, f: impl FnOnce(&mut Record)) {
+    let mut w = st.write().unwrap();
+    let mut r = w.get(k).unwrap().unwrap();
+    f(&mut r);
+    w.update(k, &r).unwrap();
+    w.commit().unwrap();
+}
+
+#[test]
+fn the_due_index_follows_every_move_and_an_aborted_one_leaves_it_as_it_was() {
+    let c = Crawl::new();
+    let st = c.store();
+    let p = Policy::default();
+    let a = plant(&st, "http://a.test/1", State::Scanned, T);
+    let b = plant(&st, "http://a.test/2", State::Scanned, T - 5 * DAY);
+    let u = plant(&st, "http://a.test/3", State::Unreach, T);
+    let n = plant(&st, "http://a.test/4", State::New, T);
+    assert_consistent(&st, true);
+    // Earliest first; NEW is in no due list.
+    assert_eq!(
+        due_list(&st, State::Scanned, u64::MAX),
+        [(b, T - 5 * DAY + p.ttexp), (a, T + p.ttexp)]
+    );
+    assert_eq!(due_list(&st, State::Unreach, u64::MAX), [(u, T + p.ttrev)]);
+    assert_eq!(due_list(&st, State::Scanned, T + p.ttexp - 1).len(), 1);
+    assert!(st.read().unwrap().sched_entry(&n).unwrap().is_none());
+
+    // SCANNED → DIRTY keeps the time it fell due; leased, it leaves the
+    // index; given back, it returns to its place.
+    set(&st, &b, |r| r.state = State::Dirty);
+    assert_eq!(due_list(&st, State::Scanned, u64::MAX), [(a, T + p.ttexp)]);
+    assert_eq!(
+        due_list(&st, State::Dirty, u64::MAX),
+        [(b, T - 5 * DAY + p.ttexp)]
+    );
+    let lease = Lease { pid: 1, time: 1 };
+    let mut w = st.write().unwrap();
+    let rec = w.lease_key(&b, State::Dirty, lease).unwrap().unwrap();
+    w.commit().unwrap();
+    assert!(due_list(&st, State::Dirty, u64::MAX).is_empty());
+    assert_consistent(&st, false);
+    let mut w = st.write().unwrap();
+    assert!(w.finish(&b, &rec, lease).unwrap());
+    w.commit().unwrap();
+    assert_eq!(
+        due_list(&st, State::Dirty, u64::MAX),
+        [(b, T - 5 * DAY + p.ttexp)]
+    );
+
+    // A changed re-fetch (DIRTY → FRESH with another hash) halves the
+    // page's interval; back in SCANNED it is due that much after its fetch.
+    let mut w = st.write().unwrap();
+    let mut rec = w.lease_key(&b, State::Dirty, lease).unwrap().unwrap();
+    rec.state = State::Fresh;
+    rec.hash = [1; 32];
+    rec.fetched = T + DAY;
+    assert!(w.finish(&b, &rec, lease).unwrap());
+    w.commit().unwrap();
+    assert!(due_list(&st, State::Dirty, u64::MAX).is_empty());
+    set(&st, &b, |r| r.state = State::Scanned);
+    assert_eq!(
+        due_list(&st, State::Scanned, u64::MAX),
+        [(b, T + DAY + p.ttexp / 2), (a, T + p.ttexp)]
+    );
+    assert_consistent(&st, true);
+
+    // A transaction that dies before its commit (a kill) leaves both the
+    // records and the index as they were.
+    {
+        let mut w = st.write().unwrap();
+        let mut r = w.get(&a).unwrap().unwrap();
+        r.state = State::Dead;
+        w.update(&a, &r).unwrap();
+        let mut r = w.get(&u).unwrap().unwrap();
+        r.state = State::Dirty;
+        w.update(&u, &r).unwrap();
+        // Dropped here without a commit.
+    }
+    assert_eq!(record(&st, "http://a.test/1").state, State::Scanned);
+    assert!(due_list(&st, State::Dead, u64::MAX).is_empty());
+    assert!(due_list(&st, State::Dirty, u64::MAX).is_empty());
+    assert_eq!(due_list(&st, State::Unreach, u64::MAX), [(u, T + p.ttrev)]);
+    assert_consistent(&st, true);
+
+    // Into a state no one waits in: out of the index, entry gone.
+    set(&st, &u, |r| r.state = State::Ready);
+    assert!(due_list(&st, State::Unreach, u64::MAX).is_empty());
+    assert!(st.read().unwrap().sched_entry(&u).unwrap().is_none());
+    assert_consistent(&st, true);
+}
+
+#[test]
+fn a_database_without_the_index_gets_it_when_opened_for_writing() {
+    let c = Crawl::new();
+    let st = c.store();
+    let a = plant(&st, "http://a.test/1", State::Scanned, T);
+    let r = plant(&st, "http://a.test/2", State::Rejected, T);
+    // As a database written before the index: no mark that it was built,
+    // and the stored policy not the one the index was made for.
+    let p = Policy {
+        ttexp: 3 * DAY,
+        ttrej: 7 * DAY,
+        ..Policy::default()
+    };
+    let mut w = st.write().unwrap();
+    w.table_del(Table::Meta, b"due:built").unwrap();
+    w.table_put(Table::Meta, b"sched:policy", &p.encode())
+        .unwrap();
+    w.commit().unwrap();
+    // The index now disagrees with the records.
+    assert!(!st.read().unwrap().check().unwrap().is_empty());
+    drop(st);
+
+    // A read-only open builds nothing.
+    let ro = Store::open(
+        &c.db(),
+        store::Options {
+            read_only: true,
+            ..store::Options::default()
+        },
+    )
+    .unwrap();
+    assert!(!ro.read().unwrap().check().unwrap().is_empty());
+    drop(ro);
+    // nlpc-list --check (read-only too) names the records out of place.
+    let o = c.run("nlpc-list", &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("http://a.test/1: due index says"),
+        "{}",
+        stdout(&o)
+    );
+
+    let st = c.store();
+    assert_consistent(&st, true);
+    let o = c.run("nlpc-list", &["--check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(due_list(&st, State::Scanned, u64::MAX), [(a, T + 3 * DAY)]);
+    assert_eq!(due_list(&st, State::Rejected, u64::MAX), [(r, T + 7 * DAY)]);
+}
+
+#[test]
+fn dirty_records_are_handed_out_earliest_due_first() {
+    let c = Crawl::new();
+    let st = c.store();
+    // Fetched at different times: key order is hash order, not this one.
+    let times = [5u64, 1, 9, 3, 7];
+    let keys: Vec<Key> = times
+        .iter()
+        .map(|d| {
+            plant(
+                &st,
+                &format!("http://a.test/{d}"),
+                State::Scanned,
+                T + d * DAY,
+            )
+        })
+        .collect();
+    let o = c
+        .cmd("nlpc-up")
+        .env(
+            clock::OFFSET_VAR,
+            (T + 30 * DAY - clock::real_now()).to_string(),
+        )
+        .arg("--once")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(st.read().unwrap().count(State::Dirty, false).unwrap(), 5);
+    let mut order = Vec::new();
+    st.read()
+        .unwrap()
+        .walk_input(State::Dirty, None, |k| {
+            order.push(k);
+            Ok(true)
+        })
+        .unwrap();
+    let mut want: Vec<(u64, Key)> = times.iter().copied().zip(keys).collect();
+    want.sort();
+    assert_eq!(order, want.iter().map(|w| w.1).collect::<Vec<_>>());
+    // A resumed walk starts at the key it is given.
+    let mut rest = Vec::new();
+    st.read()
+        .unwrap()
+        .walk_input(State::Dirty, Some(&order[2]), |k| {
+            rest.push(k);
+            Ok(true)
+        })
+        .unwrap();
+    assert_eq!(rest, order[2..]);
+}
+
+/// Runs `bin --once ARGS` with the crawl's clock `ahead` seconds on.
+fn run_ahead(c: &Crawl, ahead: u64, bin: &str, args: &[&str]) -> String {
+    let o = c
+        .cmd(bin)
+        .env(clock::OFFSET_VAR, ahead.to_string())
+        .arg("--once")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{bin}: {}", stderr(&o));
+    stderr(&o)
+}
+
+/// FRESH records to SCANNED, as nlpc-vrfy and nlpc-scan would.
+fn scan_fresh(st: &Store) {
+    let mut keys = Vec::new();
+    st.read()
+        .unwrap()
+        .walk_keys(State::Fresh, false, None, |k| {
+            keys.push(k);
+            Ok(true)
+        })
+        .unwrap();
+    for k in keys {
+        set(st, &k, |r| r.state = State::Scanned);
+    }
+}
+
+/// The days (steps) on which `path` was requested.
+fn hit_days(days: &[(u64, usize)], srv: &Server, path: &str) -> Vec<u64> {
+    let hits = srv.hits();
+    let mut out = Vec::new();
+    let mut seen = 0;
+    for (day, n) in days {
+        let here = hits[seen..*n].iter().filter(|h| h.path == path).count();
+        out.extend((0..here).map(|_| *day));
+        seen = *n;
+    }
+    out
+}
+
+#[test]
+fn a_page_that_changes_is_fetched_more_often_than_one_answering_304() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.61");
+    let changing = srv.url("sched.test", "/changing");
+    let same = srv.url("sched.test", "/same");
+    plant_ready(&c.store(), &changing, &srv.ip());
+    plant_ready(&c.store(), &same, &srv.ip());
+    srv.route(
+        "/same",
+        Reply::html("the same page").header("ETag", "\"s\""),
+    );
+    srv.route("/robots.txt", Reply::new(404, "text/plain", ""));
+    let up = ["--ttexp", "8d", "--ttmin", "1d"];
+    let fetch = ["--fetch-polite", "0"];
+    // One step a day: nlpc-up, then nlpc-fetch, on the crawl's clock; a
+    // new body for the changing page every day.
+    let mut days = Vec::new();
+    for day in 0..=40u64 {
+        srv.route("/changing", Reply::html(format!("version of day {day}")));
+        run_ahead(&c, day * DAY, "nlpc-up", &up);
+        run_ahead(&c, day * DAY, "nlpc-fetch", &fetch);
+        scan_fresh(&c.store());
+        days.push((day, srv.hits().len()));
+    }
+    assert_consistent(&c.store(), true);
+    let ch = hit_days(&days, &srv, "/changing");
+    let sm = hit_days(&days, &srv, "/same");
+    // The unchanged page keeps --ttexp: day 0, then every 8 days.
+    assert_eq!(sm, (0..=40).step_by(8).collect::<Vec<_>>());
+    assert!(
+        srv.hits()
+            .iter()
+            .filter(|h| h.path == "/same")
+            .skip(1)
+            .all(|h| h.headers.get("if-none-match").map(String::as_str) == Some("\"s\"")),
+        "re-fetches of the same page are conditional"
+    );
+    // The changing one comes sooner each time, down to --ttmin (a day).
+    let gaps: Vec<u64> = ch.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(gaps.windows(2).all(|g| g[1] <= g[0]), "{gaps:?}");
+    assert_eq!(gaps.first(), Some(&8), "{gaps:?}");
+    assert_eq!(gaps.last(), Some(&1), "{gaps:?}");
+    assert!(ch.len() > 3 * sm.len(), "{ch:?} vs {sm:?}");
+    eprintln!("changing page fetched on days {ch:?}; unchanged one on {sm:?}");
+}
+
+#[test]
+fn a_rejected_page_waits_twice_as_long_each_time_and_its_body_is_not_kept() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.62");
+    let url = srv.url("rej.test", "/en");
+    let k = plant_ready(&c.store(), &url, &srv.ip());
+    srv.route("/robots.txt", Reply::new(404, "text/plain", ""));
+    let english = "<html><head><title>Weather</title></head><body><p>".to_string()
+        + &"The weather in the north of the country will stay cold and windy \
+            for the rest of the week, with rain in the evenings. "
+            .repeat(20)
+        + "</p></body></html>";
+    srv.route("/en", Reply::html(english).header("ETag", "\"e\""));
+    let up = ["--ttexp", "64d", "--ttrej", "1d"];
+    let fetch = ["--fetch-polite", "0"];
+    let vrfy = ["--filter-lang", "lv"];
+    let mut days = Vec::new();
+    let mut rejections = 0;
+    for day in 0..=33u64 {
+        run_ahead(&c, day * DAY, "nlpc-up", &up);
+        run_ahead(&c, day * DAY, "nlpc-fetch", &fetch);
+        let log = run_ahead(&c, day * DAY, "nlpc-vrfy", &vrfy);
+        days.push((day, srv.hits().len()));
+        if log.contains("rejected") {
+            rejections += 1;
+            let r = record(&c.store(), &url);
+            assert_eq!(r.state, State::Rejected, "{log}");
+            assert_eq!((r.hash, r.etag.as_str()), ([0; 32], ""));
+            assert!(
+                !c.cache().path(&k).exists(),
+                "day {day}: a rejected page's body stays in the cache"
+            );
+        }
+    }
+    assert_consistent(&c.store(), true);
+    let got = hit_days(&days, &srv, "/en");
+    // --ttrej, then twice as long each time: days 0, 1, 3, 7, 15, 31.
+    let gaps: Vec<u64> = got.windows(2).map(|w| w[1] - w[0]).collect();
+    assert_eq!(gaps, [1, 2, 4, 8, 16], "{got:?}");
+    assert_eq!(rejections, got.len(), "every fetch was rejected");
+    // Without validators: each re-fetch asks for the whole page.
+    assert!(srv
+        .hits()
+        .iter()
+        .all(|h| !h.headers.contains_key("if-none-match")));
+}
+
+/// Runs `nlpc-up --once ARGS` with the crawl's clock near `t` (a second or
+/// two after: the real clock turns while it runs).
+fn up_near(c: &Crawl, t: u64, args: &[&str]) -> String {
+    let o = c
+        .cmd("nlpc-up")
+        .env(clock::OFFSET_VAR, (t - clock::real_now()).to_string())
+        .arg("--once")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stderr(&o)
+}
+
+#[test]
+fn a_run_over_one_site_with_its_own_times_leaves_the_crawls_schedule_alone() {
+    let c = Crawl::new();
+    let st = c.store();
+    plant(&st, "http://news.test/a", State::Scanned, T);
+    plant(&st, "http://other.test/a", State::Scanned, T);
+    up_near(&c, T, &[]);
+    assert_eq!(
+        st.read().unwrap().sched_policy().unwrap(),
+        Policy::default()
+    );
+    // The documented cron job: one site refreshed every few hours.
+    let log = up_near(
+        &c,
+        T + 7 * 3600,
+        &["--ttexp", "6h", "--ttmin", "1h", "--auth", "news.test"],
+    );
+    assert!(log.contains("expired http://news.test/a"), "{log}");
+    assert!(!log.contains("other.test"), "{log}");
+    assert_eq!(record(&st, "http://other.test/a").state, State::Scanned);
+    assert_eq!(
+        st.read().unwrap().sched_policy().unwrap(),
+        Policy::default()
+    );
+    assert_consistent(&st, true);
+    // The crawl's own pass, with its times, finds the other page due on
+    // the tenth day, as before.
+    up_near(&c, T + 9 * DAY, &[]);
+    assert_eq!(record(&st, "http://other.test/a").state, State::Scanned);
+    let log = up_near(&c, T + 10 * DAY + 5, &[]);
+    assert!(log.contains("expired http://other.test/a"), "{log}");
+}

@@ -1,0 +1,526 @@
+//! nlpc-index and nlpc-search: a small Latvian web crawled by the real
+//! daemons and indexed; a page changed on the server and re-fetched; a
+//! pruned page; SIGKILL of nlpc-index mid-indexing; concordance and
+//! frequency lists on a corpus whose counts are known; diacritics folding;
+//! the search page in a headless browser.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use common::http::{Reply, Server};
+use common::*;
+use nlpcrawl::search::schema;
+use nlpcrawl::search::words;
+use nlpcrawl::store::record::State;
+use nlpcrawl::store::Key;
+use tantivy::collector::Count;
+use tantivy::query::TermQuery;
+use tantivy::schema::{IndexRecordOption, Term};
+
+fn index_dir(c: &Crawl) -> PathBuf {
+    c.tmp.path().join("index")
+}
+
+/// Runs nlpc-index --once; returns its log.
+fn index_once(c: &Crawl) -> String {
+    let o = c
+        .cmd("nlpc-index")
+        .args(["--once", "--index"])
+        .arg(index_dir(c))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "nlpc-index: {}", stderr(&o));
+    stderr(&o)
+}
+
+/// nlpc-search ARGS; standard output.
+fn search(c: &Crawl, args: &[&str]) -> String {
+    let o = c
+        .cmd("nlpc-search")
+        .arg("--index")
+        .arg(index_dir(c))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "nlpc-search {args:?}: {}",
+        stderr(&o)
+    );
+    stdout(&o)
+}
+
+/// The URLs a query finds (all of them).
+fn found(c: &Crawl, q: &str, extra: &[&str]) -> BTreeSet<String> {
+    let mut args = vec!["--limit", "0"];
+    args.extend_from_slice(extra);
+    args.push(q);
+    search(c, &args)
+        .lines()
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect()
+}
+
+/// How many documents the index holds for each record key.
+fn docs_per_key(dir: &Path, keys: &[Key]) -> BTreeMap<String, usize> {
+    let (index, f) = schema::open(dir, false).unwrap();
+    let searcher = index.reader().unwrap().searcher();
+    let mut out = BTreeMap::new();
+    for k in keys {
+        let q = TermQuery::new(
+            Term::from_field_text(f.key, &k.hex()),
+            IndexRecordOption::Basic,
+        );
+        out.insert(k.hex(), searcher.search(&q, &Count).unwrap());
+    }
+    out
+}
+
+fn html(title: &str, text: &str) -> String {
+    format!("<!DOCTYPE html><html lang=lv><head><meta charset=utf-8><title>{title}</title></head><body><p>{text}</p></body></html>")
+}
+
+/// The pages of the test web: path → (title, text).
+fn pages() -> Vec<(&'static str, &'static str, &'static str)> {
+    vec![
+        ("/riga", "Rīga", "Rīga ir Latvijas galvaspilsēta un lielākā pilsēta Baltijas valstīs. Pilsēta atrodas pie Rīgas līča, Daugavas grīvā, un tajā dzīvo gandrīz sešsimt tūkstoši iedzīvotāju."),
+        ("/daba", "Daba", "Latvijas mežos aug priedes, egles un bērzi. Rudenī cilvēki dodas uz mežu lasīt sēnes un ogas, bet ziemā ezeri aizsalst un bērni slido pa ledu."),
+        ("/jura", "Jūra", "Baltijas jūras krasts ir garš un smilšains. Vasarā pludmalēs atpūšas daudz ļaužu, kas peldas siltajā ūdenī un vakarā vēro saulrietu pār jūru."),
+        ("/virtuve", "Virtuve", "Tradicionālā latviešu virtuve ietver rupjmaizi, pelēkos zirņus ar speķi, skābētus kāpostus un Jāņu sieru ar ķimenēm, ko ēd vasaras saulgriežos."),
+    ]
+}
+
+/// Every verified page is found by each word it contains and by none it
+/// lacks; a rejected page is found by nothing; a page changed on the
+/// server is found by its new words and not its old ones after the
+/// re-fetch; a pruned page is found no more.
+#[test]
+fn the_index_follows_the_crawl() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.61");
+    let mut texts: BTreeMap<String, String> = BTreeMap::new();
+    for (path, title, text) in pages() {
+        srv.route(path, Reply::html(html(title, text)));
+        let url = srv.url("lapas.test", path);
+        plant_ready(&c.store(), &url, &srv.ip());
+        texts.insert(url, format!("{title} {text}"));
+    }
+    // A page nlpc-vrfy rejects (meta robots noindex): never indexed.
+    let banned = srv.url("lapas.test", "/aizliegts");
+    srv.route(
+        "/aizliegts",
+        Reply::html("<html><head><meta name=robots content=noindex></head><body><p>Slepenais vārds zilonis.</p></body></html>"),
+    );
+    plant_ready(&c.store(), &banned, &srv.ip());
+
+    let fetch = ["--once", "--fetch-polite", "0"];
+    let o = c.run("nlpc-fetch", &fetch);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = c.run("nlpc-vrfy", &["--once"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(urls_in(&c.store(), State::Verified).len(), 4);
+    assert_eq!(urls_in(&c.store(), State::Rejected), [banned.as_str()]);
+    let log = index_once(&c);
+    // A new index plans every verified page (some are in the log already,
+    // from nlpc-vrfy: applied twice, they replace themselves).
+    assert!(log.contains("new index"), "{log}");
+    let keys: Vec<Key> = texts.keys().map(|u| st_key(&c, u)).collect();
+    let per = docs_per_key(&index_dir(&c), &keys);
+    assert!(per.values().all(|&n| n == 1), "{per:?}");
+
+    let mut vocabulary = BTreeSet::new();
+    for t in texts.values() {
+        vocabulary.extend(words::split(t, false).into_iter().map(|(_, w)| w.norm));
+    }
+    for w in &vocabulary {
+        let want: BTreeSet<String> = texts
+            .iter()
+            .filter(|(_, t)| words::split(t, false).iter().any(|(_, x)| &x.norm == w))
+            .map(|(u, _)| u.clone())
+            .collect();
+        assert_eq!(found(&c, w, &[]), want, "query {w:?}");
+    }
+    assert!(found(&c, "zilonis", &[]).is_empty());
+    // Phrases, boolean operators, prefixes and filters.
+    let u = |p: &str| srv.url("lapas.test", p);
+    assert_eq!(
+        found(&c, "\"Baltijas jūras\"", &[]),
+        BTreeSet::from([u("/jura")])
+    );
+    assert!(found(&c, "\"jūras Baltijas\"", &[]).is_empty());
+    assert_eq!(
+        found(&c, "Baltijas NOT jūras", &[]),
+        BTreeSet::from([u("/riga")])
+    );
+    assert_eq!(
+        found(&c, "sēnes OR speķi", &[]),
+        BTreeSet::from([u("/daba"), u("/virtuve")])
+    );
+    assert_eq!(found(&c, "galvaspils*", &[]), BTreeSet::from([u("/riga")]));
+    assert_eq!(
+        found(&c, "host:lapas.test vasarā", &[]),
+        BTreeSet::from([u("/jura")])
+    );
+    assert!(found(&c, "host:cits.test vasarā", &[]).is_empty());
+    assert_eq!(
+        found(&c, "date:2000.. ledu", &[]),
+        BTreeSet::from([u("/daba")])
+    );
+    assert!(found(&c, "date:..2000 ledu", &[]).is_empty());
+    // JSON lines carry the fields.
+    let j = search(&c, &["--json", "ķimenēm"]);
+    let v: serde_json::Value = serde_json::from_str(j.lines().next().unwrap()).unwrap();
+    assert_eq!(v["url"], u("/virtuve"));
+    assert_eq!(v["title"], "Virtuve");
+    assert!(v["snippet"].as_str().unwrap().contains("[ķimenēm]"), "{v}");
+
+    // The page changes on the server; nlpc-scan, a forced expiry, the
+    // re-fetch and its verification bring the new text to the index.
+    let changed = u("/daba");
+    let key = st_key(&c, &changed);
+    srv.route("/daba", Reply::html(html("Daba", "Pavasarī upēs peld laši un foreles, un dzērves atgriežas no dienvidiem ar skaļiem saucieniem pāri laukiem.")));
+    for (bin, args) in [
+        ("nlpc-scan", vec!["--once"]),
+        ("nlpc-up", vec!["--force-exp"]),
+        ("nlpc-fetch", fetch.to_vec()),
+        ("nlpc-vrfy", vec!["--once"]),
+    ] {
+        let o = c.run(bin, &args);
+        assert_eq!(o.status.code(), Some(0), "{bin}: {}", stderr(&o));
+    }
+    assert_eq!(record(&c.store(), &changed).state, State::Verified);
+    index_once(&c);
+    assert_eq!(found(&c, "dzērves", &[]), BTreeSet::from([changed.clone()]));
+    assert!(found(&c, "sēnes", &[]).is_empty());
+    assert!(found(&c, "priedes", &[]).is_empty());
+    assert_eq!(docs_per_key(&index_dir(&c), &[key])[&key.hex()], 1);
+
+    // Killed and pruned: gone from the index.
+    let pruned = u("/jura");
+    for args in [
+        ["--force-dead", "-s", "verified"],
+        ["--force-del", "-s", "dead"],
+    ] {
+        let o = c.cmd("nlpc-up").args(args).arg(&pruned).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    assert_eq!(record(&c.store(), &pruned).state, State::Gone);
+    index_once(&c);
+    assert!(found(&c, "pludmalēs", &[]).is_empty());
+    assert_eq!(found(&c, "Rīga", &[]), BTreeSet::from([u("/riga")]));
+}
+
+fn st_key(c: &Crawl, url: &str) -> Key {
+    c.store().read().unwrap().lookup(url).unwrap().unwrap().0
+}
+
+/// Plants `n` verified pages with bodies; returns their keys.
+fn plant_many(c: &Crawl, n: usize) -> Vec<Key> {
+    let st = c.store();
+    (0..n)
+        .map(|i| {
+            let body = format!(
+                "<p>Lapa numur {i} stāsta par vārdu v{i} un par kopīgo vārdu kopīgs, ko lasa visi.</p>"
+            );
+            c.plant(&st, &format!("http://daudz.test/{i}"), State::Verified, "text/html", body.as_bytes())
+        })
+        .collect()
+}
+
+/// SIGKILL after nlpc-index committed a batch, while it works on the
+/// next: the next run resumes after the committed batch, and every page is
+/// in the index exactly once.
+#[test]
+fn sigkill_mid_indexing_loses_and_doubles_nothing() {
+    let c = Crawl::new();
+    let n = 3000;
+    let keys = plant_many(&c, n);
+    let mut child = Killed(
+        c.cmd("nlpc-index")
+            .arg("--index")
+            .arg(index_dir(&c))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut lines = BufReader::new(child.0.stderr.take().unwrap()).lines();
+    let mut planted = false;
+    let committed = loop {
+        let l = lines.next().expect("nlpc-index ended early").unwrap();
+        planted |= l.contains(&format!("{n} pages to index"));
+        if let Some(rest) = l.split("through change ").nth(1) {
+            break rest.trim().parse::<u64>().unwrap();
+        }
+    };
+    // SIGKILL (Child::kill), while it works on the next batch.
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    assert!(planted, "the new index did not plan every page");
+    assert!(committed < n as u64, "all {n} committed before the kill");
+
+    let log = index_once(&c);
+    // Resumed after what was committed: the rest, not everything again.
+    let redone: usize = log
+        .lines()
+        .filter_map(|l| l.split("indexed ").nth(1))
+        .map(|r| r.split(' ').next().unwrap().parse::<usize>().unwrap())
+        .sum();
+    assert!(
+        redone <= n - committed as usize + nlpcrawl::search::index::BATCH,
+        "{redone} indexed after resuming at {committed}"
+    );
+    assert!(!log.contains("pages to index"), "planted again: {log}");
+    let per = docs_per_key(&index_dir(&c), &keys);
+    let wrong: Vec<_> = per.iter().filter(|(_, &v)| v != 1).collect();
+    assert!(
+        wrong.is_empty(),
+        "{} keys not indexed once: {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(5)]
+    );
+    assert_eq!(found(&c, "kopīgs", &[]).len(), n);
+    assert_eq!(
+        found(&c, "v2999", &[]),
+        BTreeSet::from(["http://daudz.test/2999".to_string()])
+    );
+    // The applied changes were trimmed from the log (the last one stays).
+    let left = c.store().read().unwrap().changes_after(0, 10).unwrap();
+    assert_eq!(left.len(), 1, "{left:?}");
+}
+
+/// The small corpus of the concordance and frequency tests.
+fn small_corpus() -> Crawl {
+    let c = Crawl::new();
+    let st = c.store();
+    for (url, text) in [
+        ("http://a.test/", "Zāle ir zaļa. Zāle aug ātri."),
+        ("http://b.test/", "Suns ēd zāli. Zāle ir mīksta."),
+        ("http://c.test/", "Zale bez garumzīmes."),
+    ] {
+        c.plant(
+            &st,
+            url,
+            State::Verified,
+            "text/html",
+            format!("<p>{text}</p>").as_bytes(),
+        );
+    }
+    index_once(&c);
+    c
+}
+
+#[test]
+fn concordance_and_frequencies_are_exact() {
+    let c = small_corpus();
+    let kwic = search(
+        &c,
+        &[
+            "--kwic",
+            "--context",
+            "12",
+            "--sort",
+            "right",
+            "--limit",
+            "0",
+            "zāle",
+        ],
+    );
+    assert_eq!(
+        kwic,
+        "āle ir zaļa. | Zāle | aug ātri.\n\
+         uns ēd zāli. | Zāle | ir mīksta.\n             | Zāle | ir zaļa. Zāl\n"
+    );
+    let kwic = search(
+        &c,
+        &[
+            "--kwic",
+            "--context",
+            "12",
+            "--sort",
+            "left",
+            "--limit",
+            "0",
+            "zāle",
+        ],
+    );
+    let hits: Vec<&str> = kwic
+        .lines()
+        .map(|l| l.split(" | ").next().unwrap().trim())
+        .collect();
+    // Sorted by the nearest word on the left: none, zaļa, zāli.
+    assert_eq!(hits, ["", "āle ir zaļa.", "uns ēd zāli."]);
+    let j = search(&c, &["--kwic", "--json", "\"zāle ir\""]);
+    let rows: Vec<serde_json::Value> = j
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{j}");
+    assert!(rows.iter().all(|r| r["hit"] == "Zāle ir"), "{j}");
+
+    let freq = search(&c, &["--freq", "words", "--limit", "0"]);
+    assert_eq!(
+        freq,
+        "3\t2\tzāle\n2\t2\tir\n1\t1\taug\n1\t1\tbez\n1\t1\tgarumzīmes\n1\t1\tmīksta\n1\t1\tsuns\n\
+         1\t1\tzale\n1\t1\tzaļa\n1\t1\tzāli\n1\t1\tātri\n1\t1\tēd\n"
+    );
+    assert_eq!(
+        search(&c, &["--freq", "words", "--limit", "2"]),
+        "3\t2\tzāle\n2\t2\tir\n"
+    );
+    assert_eq!(search(&c, &["--freq", "words", "suns"]).lines().count(), 6);
+    assert_eq!(
+        search(&c, &["--freq", "right", "zāle"]),
+        "2\t2\tir\n1\t1\taug\n"
+    );
+    assert_eq!(
+        search(&c, &["--freq", "left", "zāle"]),
+        "1\t1\tzaļa\n1\t1\tzāli\n"
+    );
+    let j = search(&c, &["--freq", "left", "--json", "zāle"]);
+    let first: serde_json::Value = serde_json::from_str(j.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first,
+        serde_json::json!({"word": "zaļa", "count": 1, "docs": 1})
+    );
+}
+
+#[test]
+fn fold_finds_words_without_diacritics_only_when_asked() {
+    let c = small_corpus();
+    let exact = found(&c, "zale", &[]);
+    assert_eq!(exact, BTreeSet::from(["http://c.test/".to_string()]));
+    let folded = found(&c, "zale", &["--fold"]);
+    assert_eq!(
+        folded,
+        ["http://a.test/", "http://b.test/", "http://c.test/"]
+            .map(String::from)
+            .into()
+    );
+    assert_eq!(
+        found(&c, "zāle", &[]),
+        ["http://a.test/", "http://b.test/"]
+            .map(String::from)
+            .into()
+    );
+    // Folded concordance: every spelling is a hit.
+    let k = search(&c, &["--kwic", "--fold", "--limit", "0", "zale"]);
+    assert_eq!(k.lines().count(), 4, "{k}");
+    // Bad queries are refused in one line.
+    let o = c
+        .cmd("nlpc-search")
+        .arg("--index")
+        .arg(index_dir(&c))
+        .arg("(zāle")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("query: a closing parenthesis is missing"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// The search page in Debian's chromium: the form, and a concordance
+/// asked through it (GET) with the expected rows, escaped; a screenshot
+/// for the README when SEARCH_SCREENSHOT names a file.
+#[test]
+fn the_search_page_in_a_headless_browser() {
+    let chromium = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect("chromium is not installed (.ci/run installs it)");
+    let c = small_corpus();
+    // A page whose text holds markup, to see it escaped, verified after
+    // the index was made (so logged, as nlpc-vrfy logs it).
+    let st = c.store();
+    let k = c.plant(
+        &st,
+        "http://d.test/",
+        State::Verified,
+        "text/html",
+        "<p>Zāle &lt;b&gt;nav&lt;/b&gt; siens.</p>".as_bytes(),
+    );
+    let mut w = st.write().unwrap();
+    w.log_change(&k, State::Verified).unwrap();
+    w.commit().unwrap();
+    index_once(&c);
+    let mut srv = Killed(
+        c.cmd("nlpc-search")
+            .arg("--index")
+            .arg(index_dir(&c))
+            .args(["--serve", "127.0.0.1:0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut lines = BufReader::new(srv.0.stderr.take().unwrap()).lines();
+    let base = loop {
+        let l = lines.next().expect("nlpc-search ended").unwrap();
+        if let Some(u) = l.split("search page at ").nth(1) {
+            break u.trim().to_string();
+        }
+    };
+    let profile = c.tmp.path().join("chromium");
+    let browse = |args: &[&str]| {
+        let o = Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "chromium: {}", stderr(&o));
+        stdout(&o)
+    };
+    let front = browse(&["--dump-dom", &base]);
+    assert!(
+        front.contains("<form action=\"/search\" method=\"get\">"),
+        "{front}"
+    );
+    let q = format!("{base}search?q=z%C4%81le&mode=kwic&sort=right");
+    let dom = browse(&["--dump-dom", &q]);
+    for row in [
+        "<td class=\"left\">Zāle ir zaļa.</td><td class=\"hit\"><a href=\"http://a.test/\">Zāle</a></td><td class=\"right\">aug ātri.</td>",
+        "<td class=\"left\">Suns ēd zāli.</td><td class=\"hit\"><a href=\"http://b.test/\">Zāle</a></td><td class=\"right\">ir mīksta.</td>",
+        "<td class=\"hit\"><a href=\"http://d.test/\">Zāle</a></td><td class=\"right\">&lt;b&gt;nav&lt;/b&gt; siens.</td>",
+    ] {
+        assert!(dom.contains(row), "row {row} missing from {dom}");
+    }
+    assert!(!dom.contains("<b>nav"), "page text not escaped");
+    if let Some(shot) = std::env::var_os("SEARCH_SCREENSHOT") {
+        let shot = PathBuf::from(shot);
+        browse(&[
+            "--window-size=900,420",
+            &format!("--screenshot={}", shot.display()),
+            &q,
+        ]);
+        assert!(shot.exists());
+    }
+}
+
+/// A child killed when the test ends, however it ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
