@@ -80,14 +80,7 @@ impl Config {
                 vert: o.path("vert"),
                 wet: o.path("wet"),
             },
-            since: o
-                .text("since")
-                .filter(|t| !t.is_empty())
-                .map(|t| {
-                    clock::parse_since(&t, clock::now())
-                        .map_err(|why| Error::Usage(format!("--since: {why}")))
-                })
-                .transpose()?,
+            since: o.since("since", clock::now())?,
             cursor: o.text("cursor").filter(|t| !t.is_empty()),
             duplicates: o.flag("duplicates"),
             dedup_paragraphs: o.flag("dedup-paragraphs"),
@@ -272,16 +265,7 @@ impl WarcSink {
             info_id: warc::record_id(),
             written: Vec::new(),
         };
-        let mut fields = vec![
-            ("WARC-Record-ID", s.info_id.clone()),
-            ("WARC-Date", clock::iso8601(clock::real_now())),
-        ];
-        if s.out.is_some() {
-            if let Some(n) = path.file_name() {
-                fields.push(("WARC-Filename", n.to_string_lossy().into_owned()));
-            }
-        }
-        fields.push(("Content-Type", "application/warc-fields".into()));
+        let fields = warc::info_fields(&s.info_id, s.out.is_some().then_some(path));
         let mut desc = String::from("pages verified by nlpcrawl, from its file cache");
         if cfg.archived {
             desc.push_str(", with their archived versions");

@@ -47,14 +47,7 @@ impl Config {
             svg: o.path("svg"),
             width: o.int("width")?,
             height: o.int("height")?,
-            since: o
-                .text("since")
-                .filter(|t| !t.is_empty())
-                .map(|t| {
-                    clock::parse_since(&t, clock::real_now())
-                        .map_err(|why| Error::Usage(format!("--since: {why}")))
-                })
-                .transpose()?,
+            since: o.since("since", clock::real_now())?,
             step: o.duration("step")?.as_secs().max(1),
             font: o
                 .path("font")

@@ -2,11 +2,13 @@
 //! tools can seek to any record and a damaged record spoils only itself.
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use sha1::{Digest, Sha1};
 
+use crate::run::clock;
 use crate::store::Key;
 
 /// The profile of a revisit record whose payload equals an earlier one's.
@@ -16,6 +18,20 @@ pub const IDENTICAL_PAYLOAD: &str =
 /// A new WARC-Record-ID: a random UUID URN in angle brackets.
 pub fn record_id() -> String {
     format!("<urn:uuid:{}>", uuid::Uuid::new_v4())
+}
+
+/// The header fields of a file's warcinfo record: its id, the time, the
+/// file's name when it is a file (not standard output), and the type.
+pub fn info_fields(id: &str, file: Option<&Path>) -> Vec<(&'static str, String)> {
+    let mut fields = vec![
+        ("WARC-Record-ID", id.to_string()),
+        ("WARC-Date", clock::iso8601(clock::real_now())),
+    ];
+    if let Some(n) = file.and_then(Path::file_name) {
+        fields.push(("WARC-Filename", n.to_string_lossy().into_owned()));
+    }
+    fields.push(("Content-Type", "application/warc-fields".into()));
+    fields
 }
 
 /// The WARC-Record-ID of the record that holds one version of a page (its

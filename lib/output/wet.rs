@@ -32,16 +32,7 @@ impl Wet {
             name,
             info_id: warc::record_id(),
         };
-        let mut fields = vec![
-            ("WARC-Record-ID", s.info_id.clone()),
-            ("WARC-Date", clock::iso8601(clock::real_now())),
-        ];
-        if s.out.is_some() {
-            if let Some(n) = path.file_name() {
-                fields.push(("WARC-Filename", n.to_string_lossy().into_owned()));
-            }
-        }
-        fields.push(("Content-Type", "application/warc-fields".into()));
+        let fields = warc::info_fields(&s.info_id, s.out.is_some().then_some(path));
         let block = format!(
             "software: nlpcrawl/{v} (nlpc-dump)\r\nformat: WARC File Format 1.1\r\n\
              conformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n\

@@ -385,6 +385,18 @@ impl Parsed {
         self.raw(key)
     }
 
+    /// A point in time given as a time or a length back from `now`
+    /// (`clock::parse_since`), or None when not given.
+    pub fn since(&self, key: &str, now: u64) -> Result<Option<u64>> {
+        self.raw(key)
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                crate::run::clock::parse_since(&t, now)
+                    .map_err(|why| Error::Usage(format!("--{key}: {why}")))
+            })
+            .transpose()
+    }
+
     /// A path, or the default.
     pub fn path(&self, key: &str) -> Option<PathBuf> {
         self.raw(key).filter(|v| !v.is_empty()).map(PathBuf::from)
