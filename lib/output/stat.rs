@@ -12,6 +12,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
@@ -320,7 +322,7 @@ fn state_colour(s: State) -> RGBColor {
 
 /// Draws the four charts into `root`.
 fn draw<DB: DrawingBackend>(
-    root: DrawingArea<DB, plotters::coord::Shift>,
+    root: DrawingArea<DB, Shift>,
     rows: &[Row],
     step: u64,
     path: &Path,
@@ -365,20 +367,7 @@ where
     for (area, name, data, color) in single {
         let top = data.iter().map(|p| p.1).fold(0.0, f64::max).max(1.0) * 1.1;
         let top = if name == SERIES_NAMES[1] { 100.0 } else { top };
-        let mut chart = ChartBuilder::on(area)
-            .caption(name, ("sans-serif", 20))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(50)
-            .build_cartesian_2d(t0..t1, 0.0..top)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_labels(6)
-            .x_label_formatter(&hhmm)
-            .x_desc("UTC")
-            .draw()
-            .map_err(err)?;
+        let mut chart = panel(area, name, t0..t1, top, &hhmm, path)?;
         // One series: the caption names it.
         chart
             .draw_series(LineSeries::new(data.iter().copied(), color.stroke_width(2)))
@@ -396,20 +385,7 @@ where
         .unwrap_or(1)
         .max(1) as f64
         * 1.1;
-    let mut chart = ChartBuilder::on(&panels[3])
-        .caption(SERIES_NAMES[3], ("sans-serif", 20))
-        .margin(10)
-        .x_label_area_size(30)
-        .y_label_area_size(50)
-        .build_cartesian_2d(t0..t1, 0.0..top)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_labels(6)
-        .x_label_formatter(&hhmm)
-        .x_desc("UTC")
-        .draw()
-        .map_err(err)?;
+    let mut chart = panel(&panels[3], SERIES_NAMES[3], t0..t1, top, &hhmm, path)?;
     for s in &states {
         let color = state_colour(*s);
         let data: Vec<(f64, f64)> = rows
@@ -431,6 +407,37 @@ where
         .map_err(err)?;
     root.present().map_err(err)?;
     Ok(())
+}
+
+/// One chart of the four: its caption, a time axis in UTC and a value axis
+/// from 0 to `top`, mesh drawn.
+fn panel<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    name: &str,
+    x: std::ops::Range<f64>,
+    top: f64,
+    hhmm: &dyn Fn(&f64) -> String,
+    path: &Path,
+) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>>
+where
+    DB::ErrorType: 'static,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| chart_err(path, e);
+    let mut chart = ChartBuilder::on(area)
+        .caption(name, ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(50)
+        .build_cartesian_2d(x, 0.0..top)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_labels(6)
+        .x_label_formatter(hhmm)
+        .x_desc("UTC")
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
 }
 
 /// Draws the charts of `rows` into the PNG file `path`.

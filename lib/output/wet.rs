@@ -4,7 +4,7 @@
 //! `nlpc-dump --warc` (WARC-Refers-To), whose ids are derived alike in
 //! every run ([`warc::version_id`]).
 
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -78,20 +78,12 @@ impl Wet {
     }
 
     pub fn finish(self) -> Result<()> {
-        let mut buf = self
+        let w = self
             .w
             .finish()
             .map_err(|e| Error::io(&self.name, "cannot write WARC", e))?;
-        buf.flush()
-            .map_err(|e| Error::io(&self.name, "cannot write WARC", e))?;
-        let f = buf
-            .into_inner()
-            .map_err(|e| Error::io(&self.name, "cannot write WARC", e.into_error()))?;
-        drop(f);
-        match &self.out {
-            Some(o) => o.commit(),
-            None => Ok(()),
-        }
+        // The compressed stream ends here; the rest is any destination's.
+        Dest { w, out: self.out }.finish()
     }
 
     pub fn abandon(&self) {

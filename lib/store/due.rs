@@ -121,13 +121,7 @@ pub(super) fn problems<T: Transaction>(store: &Store, txn: &T) -> Result<Vec<Str
     let p = policy_get(store, txn)?;
     let mut out = Vec::new();
     let mut placed = 0u64;
-    let mut cur = txn
-        .open_ro_cursor(store.records)
-        .map_err(|e| store.err("cannot open cursor", e))?;
-    for item in cur.iter_start() {
-        let (k, v) = item.map_err(|e| store.err("cannot walk records", e))?;
-        let key = Key::from_slice(k).ok_or_else(|| store.corrupt(k, "bad record key"))?;
-        let r = Record::decode(v).map_err(|why| store.corrupt(k, why))?;
+    super::txn::walk_records(store, txn, |key, r| {
         let e = entry_get(store, txn, &key)?.unwrap_or_default();
         let want = placement(&p, &r, &e);
         let have = (e.indexed != 0).then_some(e.due);
@@ -136,7 +130,7 @@ pub(super) fn problems<T: Transaction>(store: &Store, txn: &T) -> Result<Vec<Str
                 "{}: due index says {:?}, the record {:?}",
                 r.url, have, want
             ));
-            continue;
+            return Ok(true);
         }
         if let Some((s, t)) = want {
             placed += 1;
@@ -146,7 +140,8 @@ pub(super) fn problems<T: Transaction>(store: &Store, txn: &T) -> Result<Vec<Str
                 Err(e) => return Err(store.err("cannot read due index", e)),
             }
         }
-    }
+        Ok(true)
+    })?;
     let mut entries = 0u64;
     let mut cur = txn
         .open_ro_cursor(due)
@@ -229,6 +224,18 @@ impl Write<'_> {
         Ok(p)
     }
 
+    /// Enters `key` in the due index under `state` at time `due_at`.
+    fn due_put(&mut self, due: lmdb::Database, state: State, due_at: u64, key: &Key) -> Result<()> {
+        self.txn
+            .put(
+                due,
+                &due_key(state as u8, due_at, key),
+                &[],
+                lmdb::WriteFlags::empty(),
+            )
+            .map_err(|err| self.store.err("cannot write due index", err))
+    }
+
     /// Moves the record under `key` in the due index after it changed from
     /// `old` (None: inserted) to `new`, adapting its schedule. Called by
     /// every write of a record, in its transaction.
@@ -261,14 +268,7 @@ impl Write<'_> {
         }
         if let Some((s, t)) = want {
             if e.indexed == 0 {
-                self.txn
-                    .put(
-                        due,
-                        &due_key(s as u8, t, key),
-                        &[],
-                        lmdb::WriteFlags::empty(),
-                    )
-                    .map_err(|err| self.store.err("cannot write due index", err))?;
+                self.due_put(due, s, t, key)?;
             }
             e.indexed = s as u8;
             e.due = t;
@@ -355,14 +355,7 @@ impl Write<'_> {
                 let mut e = before.unwrap_or_default();
                 e.indexed = 0;
                 if let Some((s, t)) = placement(&p, r, &e) {
-                    self.txn
-                        .put(
-                            due,
-                            &due_key(s as u8, t, key),
-                            &[],
-                            lmdb::WriteFlags::empty(),
-                        )
-                        .map_err(|err| self.store.err("cannot write due index", err))?;
+                    self.due_put(due, s, t, key)?;
                     e.indexed = s as u8;
                     e.due = t;
                     indexed += 1;
