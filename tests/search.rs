@@ -481,6 +481,13 @@ fn the_search_page_in_a_headless_browser() {
                 "--no-sandbox",
                 "--disable-gpu",
                 "--no-first-run",
+                // Nothing but the loopback page: no background requests,
+                // and every host but 127.0.0.1, the page's, fails to
+                // resolve, so nothing can leave the machine.
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
             ])
             .arg(format!("--user-data-dir={}", profile.display()))
             .args(args)
