@@ -8,8 +8,10 @@
 //!   server (20 hosts on 4 addresses, politeness 0): pages/s and its
 //!   largest resident set.
 //!
-//! The daemons are the release executables, run as child processes under
-//! /usr/bin/time for their peak RSS. Times include each process's start
+//! The daemons are the release executables, run as child processes whose
+//! /proc/PID/status is read every millisecond for the peak resident set
+//! (VmHWM, which counts the database's mapped pages) and the peak
+//! anonymous memory (RssAnon, the process's own). Times include each process's start
 //! and the opening of the database; the time per due record does not (the
 //! run with nothing due is taken off). The database is on the temporary
 //! directory's disk; the file cache, archive and robots.txt cache on
@@ -40,33 +42,67 @@ fn now() -> u64 {
         .unwrap_or(0)
 }
 
-/// Runs `cmd` to its end under /usr/bin/time; returns its wall time and
-/// peak RSS in bytes. (Not wait4 from here: a child's peak RSS starts at
-/// its parent's at the fork, and this process holds the planted frontier.)
-fn measure(cmd: Command, tmp: &Path) -> (Duration, u64) {
-    let rss_file = tmp.join("rss");
-    let mut timed = Command::new("/usr/bin/time");
-    timed
-        .arg("-f")
-        .arg("%M")
-        .arg("-o")
-        .arg(&rss_file)
-        .arg(cmd.get_program())
-        .args(cmd.get_args());
-    let t = Instant::now();
-    let o = timed.output().expect("run under /usr/bin/time");
-    let wall = t.elapsed();
-    assert!(
-        o.status.success(),
-        "daemon failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let kb: u64 = std::fs::read_to_string(&rss_file)
-        .expect("rss")
+/// Peak memory of one daemon run.
+#[derive(Clone, Copy, Default)]
+struct Mem {
+    /// Largest resident set (VmHWM): includes the pages of the database's
+    /// memory map that the process touched, which the kernel shares with
+    /// the page cache and can drop at will.
+    hwm: u64,
+    /// Largest anonymous resident memory (RssAnon) seen: the process's own
+    /// heap and stacks, what a long crawl must keep flat.
+    anon: u64,
+}
+
+/// Reads a "Name:   N kB" line of /proc/PID/status, in bytes.
+fn status_field(status: &str, name: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with(name))?;
+    let kb: u64 = line[name.len()..]
+        .trim()
+        .trim_end_matches("kB")
         .trim()
         .parse()
-        .expect("a number of KB");
-    (wall, kb * 1024)
+        .ok()?;
+    Some(kb * 1024)
+}
+
+/// Runs `cmd` to its end; returns its wall time and peak memory, read from
+/// /proc/PID/status every millisecond while it runs. (Not wait4's peak: a
+/// child's starts at its parent's at the fork, and this process holds the
+/// planted frontier.)
+fn measure(mut cmd: Command) -> (Duration, Mem) {
+    // A file, not a pipe: a daemon logs a line per page, more than a pipe
+    // holds while nobody reads it.
+    let log = tempfile::tempfile().expect("log file");
+    let t = Instant::now();
+    let mut child = cmd
+        .stderr(log.try_clone().expect("log file"))
+        .spawn()
+        .expect("start daemon");
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut mem = Mem::default();
+    let status = loop {
+        if let Ok(s) = std::fs::read_to_string(&status_path) {
+            mem.hwm = mem.hwm.max(status_field(&s, "VmHWM:").unwrap_or(0));
+            mem.anon = mem.anon.max(status_field(&s, "RssAnon:").unwrap_or(0));
+        }
+        match child.try_wait().expect("wait for daemon") {
+            Some(status) => break status,
+            // A sampling period, not a synchronisation: the loop ends on
+            // the child's exit.
+            None => std::thread::sleep(Duration::from_millis(1)),
+        }
+    };
+    let wall = t.elapsed();
+    let mut err = String::new();
+    {
+        use std::io::{Read as _, Seek as _};
+        let mut log = log;
+        let _ = log.rewind();
+        let _ = log.read_to_string(&mut err);
+    }
+    assert!(status.success(), "daemon failed: {err}");
+    (wall, mem)
 }
 
 struct Crawl {
@@ -168,9 +204,9 @@ struct Row {
     due: usize,
     up_s: f64,
     up_idle_ms: f64,
-    up_rss: u64,
+    up_rss: Mem,
     fetch_pages_s: f64,
-    fetch_rss: u64,
+    fetch_rss: Mem,
 }
 
 fn run(n: usize, port: u16) -> Row {
@@ -229,7 +265,7 @@ fn run(n: usize, port: u16) -> Row {
     let _ = std::fs::remove_dir_all(c.dir.join("copy"));
     drop(st);
 
-    let (up, up_rss) = measure(c.cmd("nlpc-up"), &c.dir);
+    let (up, up_rss) = measure(c.cmd("nlpc-up"));
     let st = Store::open(&db, store::Options::default()).expect("open");
     let dirty = st
         .read()
@@ -237,7 +273,7 @@ fn run(n: usize, port: u16) -> Row {
         .count(State::Dirty, false)
         .expect("count");
     assert_eq!(dirty as usize, due, "every due record expired");
-    let (idle, _) = measure(c.cmd("nlpc-up"), &c.dir);
+    let (idle, _) = measure(c.cmd("nlpc-up"));
 
     // The fetch phase: the expired records go back to SCANNED (their
     // addresses are not routed), and LIVE due ones on loopback hosts are
@@ -277,10 +313,10 @@ fn run(n: usize, port: u16) -> Row {
     w.insert_batch(&live).expect("insert");
     w.commit().expect("commit");
     drop(st);
-    measure(c.cmd("nlpc-up"), &c.dir);
+    measure(c.cmd("nlpc-up"));
     let mut f = c.cmd("nlpc-fetch");
     f.args(["--fetch-polite", "0"]);
-    let (fetch, fetch_rss) = measure(f, &c.dir);
+    let (fetch, fetch_rss) = measure(f);
     let st = Store::open(&db, store::Options::default()).expect("open");
     let fresh = st
         .read()
@@ -318,12 +354,12 @@ fn main() {
     }
     let mut out = String::new();
     out.push_str(
-        "| records | DB bytes/record: file / compacted | nlpc-up --once, 1% due | per due record | nlpc-up --once, nothing due | nlpc-up max RSS | nlpc-fetch --once, 1,000 DIRTY | nlpc-fetch max RSS |\n",
+        "| records | DB bytes/record: file / compacted | nlpc-up --once, 1% due | per due record | nlpc-up --once, nothing due | nlpc-up peak RSS / anonymous | nlpc-fetch --once, 1,000 DIRTY | nlpc-fetch peak RSS / anonymous |\n",
     );
     out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &rows {
         out.push_str(&format!(
-            "| {} | {:.0} / {:.0} | {:.2} s ({} due) | {:.1} µs | {:.0} ms | {:.1} MB | {:.0} pages/s | {:.1} MB |\n",
+            "| {} | {:.0} / {:.0} | {:.2} s ({} due) | {:.1} µs | {:.0} ms | {:.1} / {:.1} MB | {:.0} pages/s | {:.1} / {:.1} MB |\n",
             r.n,
             r.bytes_per_record,
             r.compact_per_record,
@@ -333,9 +369,11 @@ fn main() {
             // opening of the database.
             (r.up_s - r.up_idle_ms / 1e3).max(0.0) * 1e6 / r.due as f64,
             r.up_idle_ms,
-            r.up_rss as f64 / 1e6,
+            r.up_rss.hwm as f64 / 1e6,
+            r.up_rss.anon as f64 / 1e6,
             r.fetch_pages_s,
-            r.fetch_rss as f64 / 1e6,
+            r.fetch_rss.hwm as f64 / 1e6,
+            r.fetch_rss.anon as f64 / 1e6,
         ));
     }
     print!("{out}");
