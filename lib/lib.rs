@@ -19,6 +19,7 @@
 //! `error` holds the one error type and `stored` the macro for enums stored
 //! as bytes; both sit below them all.
 
+pub mod cluster;
 pub mod document;
 pub mod error;
 pub mod launch;

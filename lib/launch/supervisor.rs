@@ -291,6 +291,8 @@ pub struct Launch {
     pub log: Option<PathBuf>,
     /// The settings given on the command line, stored if the crawl begins.
     pub settings: Vec<(&'static crate::run::options::Opt, String)>,
+    /// In a cluster: this node's partition (`store::outbox`).
+    pub partition: Option<crate::web::partition::Partition>,
 }
 
 /// Runs the crawl: takes the lock, seeds, starts and tends the daemons,
@@ -320,6 +322,9 @@ pub fn run(cfg: Launch) -> Result<()> {
                 crate::run::options::settings::describe(&cfg.settings)
             );
         }
+    }
+    if let Some(p) = cfg.partition {
+        crate::store::outbox::set_map(&store, p)?;
     }
     let mut seeds = cfg.seeds.peekable();
     if seeds.peek().is_some() {
