@@ -189,7 +189,11 @@ impl Relay {
                 }
             }
         };
-        let js = jetstream::new(client.clone());
+        // The context spawns its acknowledgement task on the runtime.
+        let js = {
+            let _guard = rt.enter();
+            jetstream::new(client.clone())
+        };
         let (consumer, stats) = rt.block_on(setup(&client, &js, &cfg))?;
         info!(
             "node {} of the cluster at {} ({} replicas)",
@@ -445,26 +449,28 @@ async fn setup(
     js: &jetstream::Context,
     cfg: &Config,
 ) -> Result<(PullConsumer, async_nats::Subscriber)> {
-    let bucket = match js.get_key_value(BUCKET).await {
-        Ok(b) => b,
-        Err(_) => match js
-            .create_key_value(kv::Config {
-                bucket: BUCKET.into(),
-                history: 1,
-                storage: stream::StorageType::File,
-                num_replicas: cfg.replicas(),
-                ..Default::default()
-            })
-            .await
-        {
-            Ok(b) => b,
-            // Another node made it first.
-            Err(_) => js
-                .get_key_value(BUCKET)
-                .await
-                .map_err(|e| nats_err("cannot open the settings bucket", e))?,
-        },
-    };
+    // The bucket's stream is made here, as the client's create_key_value
+    // would make it: that call first reads the account's limits, whose
+    // answer from a 2.9 server (Debian's) lacks fields the client requires.
+    js.get_or_create_stream(stream::Config {
+        name: format!("KV_{BUCKET}"),
+        subjects: vec![format!("$KV.{BUCKET}.>")],
+        max_messages_per_subject: 1,
+        discard: stream::DiscardPolicy::New,
+        allow_rollup: true,
+        deny_delete: true,
+        allow_direct: true,
+        storage: stream::StorageType::File,
+        num_replicas: cfg.replicas(),
+        duplicate_window: Duration::from_secs(120),
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| nats_err("cannot make the settings bucket", e))?;
+    let bucket = js
+        .get_key_value(BUCKET)
+        .await
+        .map_err(|e| nats_err("cannot open the settings bucket", e))?;
     let mine = cfg.node.of.to_string();
     match bucket.create("partitions", mine.clone().into()).await {
         Ok(_) => info!("cluster settings made: {} partitions", cfg.node.of),
