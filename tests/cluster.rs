@@ -154,7 +154,7 @@ struct Node {
 fn start_node(n: &mut Node, i: u32, nats: &Nats, web: &Web, seeds: &[String]) {
     let mut cmd = n.crawl.cmd("nlpcd");
     cmd.args(web.nlpcd_args())
-        .args(["--cluster", &nats.urls(), "--node", &format!("{i}/3")])
+        .args(["--nats", &nats.urls(), "--node", &format!("{i}/3")])
         .arg("--log")
         .arg(n.crawl.tmp.path().join("nlpcd.log"))
         .args(seeds)
@@ -227,10 +227,16 @@ fn logs(nodes: &[Node]) -> String {
         .iter()
         .enumerate()
         .map(|(i, n)| {
+            let counts = open_ro(n).map(|st| {
+                let rd = st.read().unwrap();
+                let c = nlpcrawl::store::series::state_counts(&rd).unwrap();
+                let c: Vec<String> = c.into_iter().filter(|(_, v)| *v > 0).map(|(k, v)| format!("{k} {v}")).collect();
+                format!("{} outbox {}", c.join(", "), outbox::len(&rd).unwrap())
+            });
             let l = std::fs::read_to_string(n.crawl.tmp.path().join("nlpcd.log"))
                 .unwrap_or_default();
             let tail: Vec<&str> = l.lines().rev().take(40).collect();
-            format!("--- node {i}\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
+            format!("--- node {i}: {counts:?}\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -70,15 +70,15 @@ pub struct Config {
 
 impl Config {
     pub fn from_options(o: &Parsed) -> Result<Config> {
-        let servers = o.list("cluster");
+        let servers = o.list("nats");
         if servers.is_empty() {
             return Err(Error::Usage(
-                "give the NATS servers with --cluster nats://HOST:PORT,...".into(),
+                "give the NATS servers with --nats nats://HOST:PORT,...".into(),
             ));
         }
         let node = o
             .text("node")
-            .ok_or_else(|| Error::Usage("--cluster needs --node I/N".into()))?;
+            .ok_or_else(|| Error::Usage("--nats needs --node I/N".into()))?;
         let node = Partition::parse(&node).map_err(|e| Error::Usage(format!("--node {e}")))?;
         Ok(Config {
             servers,

@@ -35,7 +35,7 @@ pub struct Plan {
     /// The settings given on the command line: stored if this run creates
     /// the crawl.
     pub settings: Vec<(&'static Opt, String)>,
-    /// `--cluster` with `--node`: this node's partition, stored before
+    /// `--nats` with `--node`: this node's partition, stored before
     /// seeding so seeds of other nodes' hosts go to the outbox.
     pub partition: Option<crate::web::partition::Partition>,
 }
@@ -152,9 +152,9 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
     // nlpcd's own words, for its own getopts parse (which checks every
     // value against the table), and each daemon's.
     let mut own: Vec<OsString> = Vec::new();
-    // nlpc-relay runs only in a cluster (--cluster); it is planned with the
+    // nlpc-relay runs only in a cluster (--nats); it is planned with the
     // others and left out at the end without one.
-    let clustered = m.get_many::<String>("cluster").is_some();
+    let clustered = m.get_many::<String>("nats").is_some();
     let mut per: Vec<(Program, Vec<OsString>)> = Program::DAEMONS
         .iter()
         .chain(clustered.then_some(&Program::Relay))
@@ -218,7 +218,7 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
             }
             None => {
                 return Err(Error::Usage(format!(
-                    "--with {}: it runs only with --cluster",
+                    "--with {}: it runs only with --nats",
                     p.name()
                 )))
             }
@@ -245,7 +245,7 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
             crate::web::partition::Partition::parse(&n)
                 .map_err(|e| Error::Usage(format!("--node {e}")))?,
         ),
-        (false, Some(_)) => return Err(Error::Usage("--node needs --cluster".into())),
+        (false, Some(_)) => return Err(Error::Usage("--node needs --nats".into())),
         (_, None) => None,
     };
     Ok(Plan {

@@ -12,7 +12,7 @@
 //!
 //! The partition map itself is kept in the meta table under
 //! [`MAP_KEY`] as `I/N`, stored when nlpcd or nlpc-relay starts with
-//! `--cluster`; without it nothing is forwarded, so a database of one
+//! `--nats`; without it nothing is forwarded, so a database of one
 //! machine never sees this module.
 
 use crate::error::{Error, Result};

@@ -816,7 +816,7 @@ pub static OPTIONS: &[Opt] = &[
     ),
     // The cluster (nlpcd and nlpc-relay).
     list(
-        "cluster",
+        "nats",
         "urls",
         "",
         Check::NatsUrl,
@@ -828,7 +828,7 @@ pub static OPTIONS: &[Opt] = &[
         "i/n",
         "",
         Check::Node,
-        "with --cluster: this node is partition I of N (from 0/N to N-1/N)",
+        "with --nats: this node is partition I of N (from 0/N to N-1/N)",
         NLPCD | RELAY,
     ),
     // nlpc-stat.
