@@ -10,6 +10,7 @@
 //! | `launch`    | nlpcd: seeding, starting and tending the daemons, the monitor |
 //! | `search`    | the word index (nlpc-index) and its queries (nlpc-search) |
 //! | `output`    | what leaves the database: listings, text and WARC exports   |
+//! | `cluster`   | several machines: nlpc-relay over NATS JetStream            |
 //! | `stage`     | one module per daemon: each moves records between states    |
 //! | `run`       | what every daemon shares: options, the work loop, logs, time |
 //! | `store`     | the LMDB database, the record format, the files beside it   |

@@ -12,8 +12,8 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::CommandExt;
 use std::process::Child;
-use std::time::Instant;
 use std::time::Duration;
+use std::time::Instant;
 
 use common::nats::Nats;
 use common::web::{diff, Web};
@@ -43,10 +43,7 @@ fn a_link_goes_through_the_outbox_and_arrives_once() {
     let nats = Nats::start(3);
     let (a, b) = (Crawl::new(), Crawl::new());
     let (sa, sb) = (create(&a.db()), create(&b.db()));
-    let (pa, pb) = (
-        Partition { node: 0, of: 2 },
-        Partition { node: 1, of: 2 },
-    );
+    let (pa, pb) = (Partition { node: 0, of: 2 }, Partition { node: 1, of: 2 });
     outbox::set_map(&sa, pa).unwrap();
     outbox::set_map(&sb, pb).unwrap();
     // A database keeps its partition.
@@ -79,9 +76,15 @@ fn a_link_goes_through_the_outbox_and_arrives_once() {
     w.commit().unwrap();
     let rd = sa.read().unwrap();
     assert_eq!(outbox::len(&rd).unwrap(), 1);
-    assert!(rd.lookup(&theirs).unwrap().is_none(), "a foreign record here");
+    assert!(
+        rd.lookup(&theirs).unwrap().is_none(),
+        "a foreign record here"
+    );
     let e = &outbox::peek(&rd, 10).unwrap()[0];
-    assert_eq!((e.partition, e.depth, e.url.as_str()), (1, 4, theirs.as_str()));
+    assert_eq!(
+        (e.partition, e.depth, e.url.as_str()),
+        (1, 4, theirs.as_str())
+    );
     drop(rd);
 
     let cfg = |p| Config {
@@ -230,13 +233,20 @@ fn logs(nodes: &[Node]) -> String {
             let counts = open_ro(n).map(|st| {
                 let rd = st.read().unwrap();
                 let c = nlpcrawl::store::series::state_counts(&rd).unwrap();
-                let c: Vec<String> = c.into_iter().filter(|(_, v)| *v > 0).map(|(k, v)| format!("{k} {v}")).collect();
+                let c: Vec<String> = c
+                    .into_iter()
+                    .filter(|(_, v)| *v > 0)
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect();
                 format!("{} outbox {}", c.join(", "), outbox::len(&rd).unwrap())
             });
-            let l = std::fs::read_to_string(n.crawl.tmp.path().join("nlpcd.log"))
-                .unwrap_or_default();
+            let l =
+                std::fs::read_to_string(n.crawl.tmp.path().join("nlpcd.log")).unwrap_or_default();
             let tail: Vec<&str> = l.lines().rev().take(40).collect();
-            format!("--- node {i}: {counts:?}\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
+            format!(
+                "--- node {i}: {counts:?}\n{}",
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -286,7 +296,11 @@ fn three_nodes(web: &Web, nats: &Nats) -> Vec<Node> {
         .collect();
     // Every seed goes to node 0: the others' arrive through the outbox.
     for (i, n) in nodes.iter_mut().enumerate() {
-        let seeds = if i == 0 { web.seeds.clone() } else { Vec::new() };
+        let seeds = if i == 0 {
+            web.seeds.clone()
+        } else {
+            Vec::new()
+        };
         start_node(n, i as u32, nats, web, &seeds);
     }
     nodes
@@ -300,7 +314,10 @@ fn three_nodes_crawl_the_test_web_as_one_node_does() {
     for u in &web.verified {
         *parts.entry(partition_of(url::host_of(u), 3)).or_default() += 1;
     }
-    assert!(parts.len() >= 2, "the web's hosts fall on one node: {parts:?}");
+    assert!(
+        parts.len() >= 2,
+        "the web's hosts fall on one node: {parts:?}"
+    );
     let mut nodes = three_nodes(&web, &nats);
     wait_crawl(&nodes, &web);
     for n in &mut nodes {
@@ -334,6 +351,13 @@ fn three_nodes_crawl_the_test_web_as_one_node_does() {
         seen.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
         vec![0, 1, 2],
         "node 0 has counters of {seen:?}"
+    );
+    // The monitor's rows: a heading and one row a node.
+    let rows = nlpcrawl::cluster::relay::rows(&st).unwrap();
+    assert_eq!(rows.len(), 5, "{rows:#?}");
+    assert!(
+        rows[2].starts_with("0/3 ") && rows[4].starts_with("2/3 "),
+        "{rows:#?}"
     );
 }
 

@@ -11,7 +11,7 @@ use std::process::Command;
 
 use common::{exe, stderr, stdout};
 
-const BINS: [&str; 11] = [
+const BINS: [&str; 12] = [
     "nlpcd",
     "nlpc-scan",
     "nlpc-resolve",

@@ -38,9 +38,9 @@ use crate::error::{Error, Result};
 use crate::run::clock;
 use crate::run::daemon::Daemon;
 use crate::run::options::{Parsed, Parser, Program};
-use crate::store::{Inserted, Store, Table};
 use crate::store::outbox::{self, Entry};
 use crate::store::{scope, series};
+use crate::store::{Inserted, Store, Table};
 use crate::web::admit::Filter;
 use crate::web::partition::Partition;
 use crate::web::url;
@@ -153,15 +153,12 @@ impl Relay {
                     let lost = lost.clone();
                     async move {
                         match ev {
-                            Event::Disconnected => {
-                                if !lost.swap(true, Ordering::Relaxed) {
-                                    info!("NATS connection lost; reconnecting");
-                                }
+                            // One line a loss and one a recovery.
+                            Event::Disconnected if !lost.swap(true, Ordering::Relaxed) => {
+                                info!("NATS connection lost; reconnecting")
                             }
-                            Event::Connected => {
-                                if lost.swap(false, Ordering::Relaxed) {
-                                    info!("NATS connection recovered");
-                                }
+                            Event::Connected if lost.swap(false, Ordering::Relaxed) => {
+                                info!("NATS connection recovered")
                             }
                             Event::ServerError(e) => info!("NATS server error: {e}"),
                             Event::ClientError(e) => info!("NATS client error: {e}"),
@@ -257,10 +254,7 @@ impl Relay {
             }
         }
         let idle = batch.is_empty();
-        let msgs = match self
-            .rt
-            .block_on(take(&self.consumer, idle.then_some(wait)))
-        {
+        let msgs = match self.rt.block_on(take(&self.consumer, idle.then_some(wait))) {
             Ok(m) => {
                 if !m.is_empty() {
                     self.fine();
@@ -318,11 +312,7 @@ impl Relay {
     }
 
     /// Inserts the links of a batch in one transaction.
-    fn insert(
-        &self,
-        store: &Store,
-        msgs: &[jetstream::Message],
-    ) -> Result<(usize, usize, usize)> {
+    fn insert(&self, store: &Store, msgs: &[jetstream::Message]) -> Result<(usize, usize, usize)> {
         let now = clock::now();
         let (mut new, mut known, mut dropped) = (0, 0, 0);
         let mut w = store.write()?;
@@ -440,6 +430,41 @@ pub fn nodes(store: &Store) -> Result<Vec<(u32, serde_json::Value)>> {
         }
         Ok(true)
     })?;
+    Ok(out)
+}
+
+/// The monitor's rows of a cluster: a heading and one row a node, from
+/// the latest counters filed; nothing outside a cluster.
+pub fn rows(store: &Store) -> Result<Vec<String>> {
+    let nodes = nodes(store)?;
+    if nodes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let now = clock::real_now();
+    let mut out = vec![
+        String::new(),
+        format!(
+            "{:<6} {:>10} {:>10} {:>10} {:>10} {:>8}",
+            "NODE", "RECORDS", "VERIFIED", "NEW", "OUTBOX", "AGE"
+        ),
+    ];
+    for (n, v) in nodes {
+        let state = |k: &str| v["states"][k].as_u64().unwrap_or(0);
+        let total: u64 = v["states"]
+            .as_object()
+            .map(|m| m.values().filter_map(|x| x.as_u64()).sum())
+            .unwrap_or(0);
+        let age = now.saturating_sub(v["time"].as_u64().unwrap_or(0));
+        out.push(format!(
+            "{:<6} {:>10} {:>10} {:>10} {:>10} {:>7}s",
+            format!("{n}/{}", v["of"].as_u64().unwrap_or(0)),
+            total,
+            state("VERIFIED") + state("SCANNED"),
+            state("NEW") + state("READY"),
+            v["outbox"].as_u64().unwrap_or(0),
+            age
+        ));
+    }
     Ok(out)
 }
 
@@ -611,7 +636,10 @@ pub fn run(d: &Daemon, cfg: Config) -> Result<()> {
     outbox::set_map(&d.store, cfg.node)?;
     let filter = filter_of(&d.common.db)?;
     let mut relay = Relay::connect(cfg, filter, |p| d.signals.wait(p))?;
-    let wait = d.common.interval.clamp(Duration::from_millis(50), Duration::from_secs(1));
+    let wait = d
+        .common
+        .interval
+        .clamp(Duration::from_millis(50), Duration::from_secs(1));
     while !d.signals.stopping() {
         let r = relay.round(&d.store, wait)?;
         if d.common.once && r == Round::default() {

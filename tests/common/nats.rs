@@ -53,10 +53,7 @@ impl Nats {
                 child: None,
             })
             .collect();
-        let mut c = Nats {
-            servers,
-            _tmp: tmp,
-        };
+        let mut c = Nats { servers, _tmp: tmp };
         for i in 0..n {
             c.spawn(i);
         }
@@ -143,8 +140,7 @@ fn healthz(port: u16) -> bool {
         return false;
     };
     let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-    if s
-        .write_all(b"GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+    if s.write_all(b"GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
         .is_err()
     {
         return false;

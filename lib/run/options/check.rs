@@ -170,9 +170,7 @@ pub fn daemon_arg(v: &str) -> Result<(Program, String), Why> {
         return Err(format!("{v:?} is not DAEMON:ARG"));
     };
     match Program::from_name(d) {
-        Some(p) if Program::DAEMONS.contains(&p) || p == Program::Relay => {
-            Ok((p, arg.to_string()))
-        }
+        Some(p) if Program::DAEMONS.contains(&p) || p == Program::Relay => Ok((p, arg.to_string())),
         _ => Err(format!("{v:?}: nlpcd runs no daemon {d:?}")),
     }
 }
