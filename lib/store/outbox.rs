@@ -1,5 +1,5 @@
 //! The outbox of a node in a cluster: links whose host another node owns
-//! (`web::partition`), written by [`crate::store::scope::insert`] in the
+//! (`web::partition`), written by `store::scope::insert` in the
 //! same transaction as the page that holds them, and sent on by nlpc-relay,
 //! which deletes them only once the message engine has acknowledged them.
 //! A process killed anywhere in between loses no link: the entry is either
