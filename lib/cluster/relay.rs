@@ -191,7 +191,22 @@ impl Relay {
             let _guard = rt.enter();
             jetstream::new(client.clone())
         };
-        let (consumer, stats) = rt.block_on(setup(&client, &js, &cfg))?;
+        // While the servers elect their leaders (a cluster starting, a
+        // server gone), requests time out: try again, as for the connection.
+        let mut pause = Duration::from_millis(250);
+        let (consumer, stats) = loop {
+            match rt.block_on(setup(&client, &js, &cfg)) {
+                Ok(s) => break s,
+                Err(e @ Error::Usage(_)) => return Err(e),
+                Err(e) => {
+                    info!("{e}; again in {:.1} s", pause.as_secs_f64());
+                    if stop(pause) {
+                        return Err(Error::Input("stopped before NATS was ready".into()));
+                    }
+                    pause = (pause * 2).min(Duration::from_secs(30));
+                }
+            }
+        };
         info!(
             "node {} of the cluster at {} ({} replicas)",
             cfg.node,
@@ -317,8 +332,15 @@ impl Relay {
         let (mut new, mut known, mut dropped) = (0, 0, 0);
         let mut w = store.write()?;
         for m in msgs {
-            let Some(e) = Entry::decode([0; 16], &m.payload) else {
-                info!("a message on {} is no link; dropped", m.subject);
+            // The sender admitted it; the length is checked again, as a
+            // message is input from another machine.
+            let Some(e) =
+                Entry::decode([0; 16], &m.payload).filter(|e| e.url.len() <= self.filter.max_len)
+            else {
+                info!(
+                    "a message on {} is no link (or too long); dropped",
+                    m.subject
+                );
                 dropped += 1;
                 continue;
             };

@@ -36,8 +36,10 @@ pub fn active_records(store: &Store) -> Result<u64> {
     for s in ACTIVE {
         n += rd.count(s, false)? + rd.count(s, true)?;
     }
-    // Rejected pages waiting for nlpc-scan's tunnelling are work too.
+    // Rejected pages waiting for nlpc-scan's tunnelling are work too, and
+    // in a cluster the links not yet sent to their nodes.
     n += crate::store::tunnel::queued(&rd, 1)?.len() as u64;
+    n += crate::store::outbox::len(&rd)?;
     Ok(n)
 }
 
