@@ -160,7 +160,7 @@ fn start_node(n: &mut Node, i: u32, nats: &Nats, web: &Web, seeds: &[String]) {
         .args(["--nats", &nats.urls(), "--node", &format!("{i}/3")])
         // Rejected pages queued for nlpc-scan are looked at every
         // --use-interval, not on a wake-up: keep the settling short.
-        .args(["--use-interval", "0.5s"])
+        .args(["--use-interval", "0.5s", "--stat-every", "1s"])
         .arg("--log")
         .arg(n.crawl.tmp.path().join("nlpcd.log"))
         .args(seeds)
@@ -325,6 +325,15 @@ fn three_nodes_crawl_the_test_web_as_one_node_does() {
     );
     let mut nodes = three_nodes(&web, &nats);
     wait_crawl(&nodes, &web);
+    // Every node's counters reach the others (the monitor's view).
+    wait_until(
+        Duration::from_secs(30),
+        "every node's counters at node 0",
+        || {
+            open_ro(&nodes[0])
+                .is_some_and(|st| nlpcrawl::cluster::relay::nodes(&st).unwrap().len() == 3)
+        },
+    );
     for n in &mut nodes {
         stop(n);
     }
@@ -349,7 +358,6 @@ fn three_nodes_crawl_the_test_web_as_one_node_does() {
         let st = open_ro(n).unwrap();
         assert_consistent(&st, true);
     }
-    // Every node's counters reached the others (the monitor's view).
     let st = open_ro(&nodes[0]).unwrap();
     let seen = nlpcrawl::cluster::relay::nodes(&st).unwrap();
     assert_eq!(
