@@ -94,6 +94,13 @@ fn a_link_goes_through_the_outbox_and_arrives_once() {
     };
     let mut ra = Relay::connect(cfg(pa), f.clone(), |_| false).expect("relay A");
     let mut rb = Relay::connect(cfg(pb), f.clone(), |_| false).expect("relay B");
+    // The cluster has 2 partitions now: a node of 3 is refused.
+    let other = Relay::connect(cfg(Partition { node: 2, of: 3 }), f.clone(), |_| false);
+    match other {
+        Err(nlpcrawl::Error::Usage(why)) => assert!(why.contains("has 2 partitions"), "{why}"),
+        Err(e) => panic!("refused for another reason: {e}"),
+        Ok(_) => panic!("a node of another partition map was let in"),
+    }
     let wait = Duration::from_millis(100);
     assert_eq!(ra.round(&sa, wait).unwrap().sent, 1);
     assert_eq!(outbox::len(&sa.read().unwrap()).unwrap(), 0, "sent, kept");
