@@ -361,6 +361,14 @@ fn three_nodes_crawl_the_test_web_as_one_node_does() {
     }
     let twice: Vec<_> = times.iter().filter(|(_, n)| **n > 1).collect();
     assert!(twice.is_empty(), "requested more than once: {twice:#?}");
+    // And exactly the requests of one correct crawl (robots.txt, the trap's
+    // bound by link depth, carried with each link, included).
+    let requested: BTreeSet<String> = times.into_keys().collect();
+    assert!(
+        requested == web.requested,
+        "the requests differ from those of one node:\n{}",
+        diff(&requested, &web.requested)
+    );
     for n in &nodes {
         let st = open_ro(n).unwrap();
         assert_consistent(&st, true);
