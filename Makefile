@@ -17,13 +17,13 @@ PYTHON ?= python3
 VENV = $(CURDIR)/target/venv
 
 BINS = nlpcd nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-up nlpc-list nlpc-dump \
-	nlpc-stat nlpc-index nlpc-search
+	nlpc-stat nlpc-index nlpc-search nlpc-relay
 MAN1 = man/nlpc-scan.1 man/nlpc-resolve.1 man/nlpc-fetch.1 man/nlpc-vrfy.1 \
 	man/nlpc-up.1 man/nlpc-list.1 man/nlpc-dump.1 man/nlpc-stat.1 man/nlpc-search.1
 MAN7 = man/nlpcrawl.7
-MAN8 = man/nlpcd.8 man/nlpc-index.8
+MAN8 = man/nlpcd.8 man/nlpc-index.8 man/nlpc-relay.8
 MANS = $(MAN1) $(MAN7) $(MAN8)
-UNITS = nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-up nlpc-index nlpcd
+UNITS = nlpc-scan nlpc-resolve nlpc-fetch nlpc-vrfy nlpc-up nlpc-index nlpc-relay nlpcd
 
 ifeq ($(PROFILE),release)
 CARGO_PROFILE = --release

@@ -38,6 +38,7 @@ fn main() {
         stat_every: plan.stat_every,
         log: plan.log,
         settings: plan.settings,
+        partition: plan.partition,
     };
     if let Err(e) = supervisor::run(launch) {
         daemon::fail(NAME, e);

@@ -10,6 +10,7 @@
 //! | `launch`    | nlpcd: seeding, starting and tending the daemons, the monitor |
 //! | `search`    | the word index (nlpc-index) and its queries (nlpc-search) |
 //! | `output`    | what leaves the database: listings, text and WARC exports   |
+//! | `cluster`   | several machines: nlpc-relay over NATS JetStream            |
 //! | `stage`     | one module per daemon: each moves records between states    |
 //! | `run`       | what every daemon shares: options, the work loop, logs, time |
 //! | `store`     | the LMDB database, the record format, the files beside it   |
@@ -19,6 +20,7 @@
 //! `error` holds the one error type and `stored` the macro for enums stored
 //! as bytes; both sit below them all.
 
+pub mod cluster;
 pub mod document;
 pub mod error;
 pub mod launch;

@@ -543,7 +543,7 @@ fn a_dump_of_10k_records_while_a_writer_is_active_is_one_snapshot() {
         .into_iter()
         .map(|i| match i {
             Inserted::New(k) => k,
-            Inserted::Known(..) => panic!("planted twice"),
+            other => panic!("planted twice: {other:?}"),
         })
         .collect();
     w.commit().unwrap();

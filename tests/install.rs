@@ -11,7 +11,7 @@ use std::process::Command;
 
 use common::{exe, stderr, stdout};
 
-const BINS: [&str; 11] = [
+const BINS: [&str; 12] = [
     "nlpcd",
     "nlpc-scan",
     "nlpc-resolve",
@@ -23,6 +23,7 @@ const BINS: [&str; 11] = [
     "nlpc-index",
     "nlpc-search",
     "nlpc-stat",
+    "nlpc-relay",
 ];
 
 /// True when the ELF file still has a symbol table.
@@ -62,6 +63,7 @@ fn make_install_puts_every_part_in_place_and_the_installed_crawl_runs() {
         "man7/nlpcrawl.7",
         "man8/nlpcd.8",
         "man8/nlpc-index.8",
+        "man8/nlpc-relay.8",
         "man1/nlpc-search.1",
     ] {
         assert!(usr.join("share/man").join(m).exists(), "{m} missing");

@@ -7,8 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The folders of lib/, lowest first.
-const LAYERS: [&str; 8] = [
-    "document", "web", "store", "run", "stage", "output", "search", "launch",
+const LAYERS: [&str; 9] = [
+    "document", "web", "store", "run", "stage", "cluster", "output", "search", "launch",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

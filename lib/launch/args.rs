@@ -35,6 +35,9 @@ pub struct Plan {
     /// The settings given on the command line: stored if this run creates
     /// the crawl.
     pub settings: Vec<(&'static Opt, String)>,
+    /// `--nats` with `--node`: this node's partition, stored before
+    /// seeding so seeds of other nodes' hosts go to the outbox.
+    pub partition: Option<crate::web::partition::Partition>,
 }
 
 /// nlpcd's clap command, from the table.
@@ -137,6 +140,7 @@ pub fn check_daemon(p: Program, args: &[OsString]) -> Result<Parsed> {
             }
         }
         Program::Index => drop(crate::search::index::Config::from_options(&o)?),
+        Program::Relay => drop(crate::cluster::relay::Config::from_options(&o)?),
         Program::Nlpcd | Program::List | Program::Dump | Program::Stat | Program::Search => {}
     }
     Ok(o)
@@ -148,8 +152,14 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
     // nlpcd's own words, for its own getopts parse (which checks every
     // value against the table), and each daemon's.
     let mut own: Vec<OsString> = Vec::new();
-    let mut per: Vec<(Program, Vec<OsString>)> =
-        Program::DAEMONS.iter().map(|p| (*p, Vec::new())).collect();
+    // nlpc-relay runs only in a cluster (--nats); it is planned with the
+    // others and left out at the end without one.
+    let clustered = m.get_many::<String>("nats").is_some();
+    let mut per: Vec<(Program, Vec<OsString>)> = Program::DAEMONS
+        .iter()
+        .chain(clustered.then_some(&Program::Relay))
+        .map(|p| (*p, Vec::new()))
+        .collect();
     for o in table::of(Program::Nlpcd) {
         let key = o.key();
         let mut args: Vec<OsString> = Vec::new();
@@ -201,9 +211,17 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
     for w in o.list("with") {
         let (p, arg) =
             check::daemon_arg(&w).map_err(|why| Error::Usage(format!("--with: {why}")))?;
-        if let Some((_, a)) = per.iter_mut().find(|(q, _)| *q == p) {
-            a.push(arg.into());
-            extra = true;
+        match per.iter_mut().find(|(q, _)| *q == p) {
+            Some((_, a)) => {
+                a.push(arg.into());
+                extra = true;
+            }
+            None => {
+                return Err(Error::Usage(format!(
+                    "--with {}: it runs only with --nats",
+                    p.name()
+                )))
+            }
         }
     }
     if extra {
@@ -222,7 +240,16 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
     scan_opts.load_stored()?;
     let filter = scan::Config::from_options(&scan_opts)?.filter;
     let monitor = o.flag("m");
+    let partition = match (clustered, o.text("node")) {
+        (true, Some(n)) => Some(
+            crate::web::partition::Partition::parse(&n)
+                .map_err(|e| Error::Usage(format!("--node {e}")))?,
+        ),
+        (false, Some(_)) => return Err(Error::Usage("--node needs --nats".into())),
+        (_, None) => None,
+    };
     Ok(Plan {
+        partition,
         log: o
             .path("log")
             .or_else(|| monitor.then(|| o.common.db.join("nlpcd.log"))),

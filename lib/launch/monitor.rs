@@ -509,7 +509,12 @@ impl Monitor {
             return Ok(line(&snap) + "\n");
         }
         let mut out = String::from("\x1b[H\x1b[2J");
-        for l in screen(&snap) {
+        // In a cluster, one row a node, below this node's screen.
+        let nodes = crate::cluster::relay::rows(store)?;
+        for l in screen(&snap)
+            .into_iter()
+            .chain(nodes.iter().map(|l| fit(l)))
+        {
             out.push_str(&l);
             out.push('\n');
         }

@@ -36,8 +36,10 @@ pub fn active_records(store: &Store) -> Result<u64> {
     for s in ACTIVE {
         n += rd.count(s, false)? + rd.count(s, true)?;
     }
-    // Rejected pages waiting for nlpc-scan's tunnelling are work too.
+    // Rejected pages waiting for nlpc-scan's tunnelling are work too, and
+    // in a cluster the links not yet sent to their nodes.
     n += crate::store::tunnel::queued(&rd, 1)?.len() as u64;
+    n += crate::store::outbox::len(&rd)?;
     Ok(n)
 }
 
@@ -291,6 +293,8 @@ pub struct Launch {
     pub log: Option<PathBuf>,
     /// The settings given on the command line, stored if the crawl begins.
     pub settings: Vec<(&'static crate::run::options::Opt, String)>,
+    /// In a cluster: this node's partition (`store::outbox`).
+    pub partition: Option<crate::web::partition::Partition>,
 }
 
 /// Runs the crawl: takes the lock, seeds, starts and tends the daemons,
@@ -320,6 +324,9 @@ pub fn run(cfg: Launch) -> Result<()> {
                 crate::run::options::settings::describe(&cfg.settings)
             );
         }
+    }
+    if let Some(p) = cfg.partition {
+        crate::store::outbox::set_map(&store, p)?;
     }
     let mut seeds = cfg.seeds.peekable();
     if seeds.peek().is_some() {

@@ -251,6 +251,10 @@ fn insert_seeds(
         match scope::insert(&mut w, r, filter)? {
             Ok(Inserted::New(_)) => rep.added += 1,
             Ok(Inserted::Known(..)) => rep.known += 1,
+            Ok(Inserted::Forwarded(p)) => {
+                debug!("{}: forwarded to node {p}", admit::shown(&r.url));
+                rep.added += 1;
+            }
             Err(why) => {
                 info!("{}: {why}", admit::shown(&r.url));
                 rep.bad += 1;
@@ -415,6 +419,9 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
             match scope::insert(&mut w, &r, &cfg.filter)? {
                 Ok(Inserted::New(_)) => new += 1,
                 Ok(Inserted::Known(..)) => known += 1,
+                Ok(Inserted::Forwarded(p)) => {
+                    debug!("{}: {} forwarded to node {p}", rec.url, admit::shown(&u))
+                }
                 Err(why) => debug!("{}: skip {}: {why}", rec.url, admit::shown(&u)),
             }
         }

@@ -65,6 +65,9 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
                     new += 1;
                 }
                 Ok(Inserted::Known(..)) => known += 1,
+                Ok(Inserted::Forwarded(p)) => {
+                    debug!("{}: {} forwarded to node {p}", rec.url, admit::shown(&u))
+                }
                 Err(why) => debug!("{}: skip {}: {why}", rec.url, admit::shown(&u)),
             }
         }

@@ -21,7 +21,9 @@
 //! - `due` and `sched`: the due index, every record waiting for nlpc-up or
 //!   for a re-fetch ordered by when it is due (see `due`);
 //! - `changes`: the change log of the corpus that nlpc-index follows (see
-//!   `store::changes`).
+//!   `store::changes`);
+//! - `outbox` and `cluster`: a cluster node's links for other nodes and the
+//!   nodes' latest counters (see `store::outbox`, `cluster::relay`).
 
 use std::path::{Path, PathBuf};
 
@@ -121,6 +123,10 @@ pub enum Table {
     Series,
     /// The change log nlpc-index follows (see `store::changes`).
     Changes,
+    /// Links for other nodes of a cluster, until sent (`store::outbox`).
+    Outbox,
+    /// The latest counters of every node of a cluster, by node (nlpc-relay).
+    Cluster,
 }
 
 /// The key prefix of a stored setting in [`Table::Meta`]: `setting:` and
@@ -177,7 +183,7 @@ pub struct Store {
     /// no writer has opened since the index was added.
     pub(super) due: Option<lmdb::Database>,
     pub(super) sched: Option<lmdb::Database>,
-    tables: [lmdb::Database; 11],
+    tables: [lmdb::Database; 13],
     hasher: Hasher,
     created: bool,
 }
@@ -198,6 +204,9 @@ pub enum Inserted {
     New(Key),
     /// The URL was known already, in this state; nothing was written.
     Known(Key, State),
+    /// Another node of the cluster owns the URL's host: the link went into
+    /// the outbox for this partition (`store::outbox`), not into records.
+    Forwarded(u32),
 }
 
 pub(super) const META_FORMAT: &[u8] = b"format";
@@ -295,6 +304,8 @@ impl Store {
             open("dups")?,
             open("series")?,
             open("changes")?,
+            open("outbox")?,
+            open("cluster")?,
         ];
         let (due, sched) = if opts.read_only {
             let optional = |name| match env.open_db(Some(name)) {

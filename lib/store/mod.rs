@@ -16,6 +16,7 @@ pub mod dups;
 mod guard;
 pub mod harvest;
 mod maint;
+pub mod outbox;
 pub mod record;
 pub mod rep;
 pub mod sched;

@@ -28,12 +28,17 @@ pub fn count_read(r: &Read, host: &str) -> Result<u64> {
 
 /// Inserts `rec` as [`Write::insert`] does, unless it is a URL not yet
 /// known whose host has `--filter-quota` records already; then the
-/// refusal, and nothing is written.
+/// refusal, and nothing is written. In a cluster, a URL whose host another
+/// node owns goes into the outbox instead, in this transaction
+/// ([`Inserted::Forwarded`]); its quota is that node's to keep.
 pub fn insert(
     w: &mut Write,
     rec: &Record,
     f: &Filter,
 ) -> Result<std::result::Result<Inserted, Refusal>> {
+    if let Some(p) = crate::store::outbox::route(w, rec)? {
+        return Ok(Ok(Inserted::Forwarded(p)));
+    }
     let host = url::host_of(&rec.url);
     let n = count(w, host)?;
     if let Some(why) = f.over_quota(host, n) {

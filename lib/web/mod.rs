@@ -6,6 +6,7 @@ pub mod address;
 pub mod admit;
 pub mod http;
 pub mod links;
+pub mod partition;
 pub mod politeness;
 pub mod robots;
 pub mod scope;

@@ -4,6 +4,7 @@
 
 pub mod dns;
 pub mod http;
+pub mod nats;
 pub mod nginx;
 pub mod web;
 
@@ -87,7 +88,7 @@ pub fn insert_new(st: &Store, r: &Record) -> Key {
     let mut w = st.write().expect("write");
     let key = match w.insert(r).expect("insert") {
         Inserted::New(k) => k,
-        Inserted::Known(..) => panic!("{} planted twice", r.url),
+        other => panic!("{} planted twice: {other:?}", r.url),
     };
     w.commit().expect("commit");
     key

@@ -53,6 +53,10 @@ pub enum Check {
     DaemonArg,
     /// nlpc-list's `NAME=VALUE` for a stored setting.
     Setting,
+    /// A cluster node, `I/N` (`web::partition`).
+    Node,
+    /// A NATS server URL (`nats://host:port`).
+    NatsUrl,
 }
 
 /// Why a value fails its check, in words that name the value.
@@ -79,6 +83,8 @@ impl Check {
             Check::State => v.parse::<State>().map(drop),
             Check::DaemonArg => daemon_arg(v).map(drop),
             Check::Setting => setting(v).map(drop),
+            Check::Node => crate::web::partition::Partition::parse(v).map(drop),
+            Check::NatsUrl => nats_url(v),
         }
     }
 }
@@ -164,7 +170,7 @@ pub fn daemon_arg(v: &str) -> Result<(Program, String), Why> {
         return Err(format!("{v:?} is not DAEMON:ARG"));
     };
     match Program::from_name(d) {
-        Some(p) if Program::DAEMONS.contains(&p) => Ok((p, arg.to_string())),
+        Some(p) if Program::DAEMONS.contains(&p) || p == Program::Relay => Ok((p, arg.to_string())),
         _ => Err(format!("{v:?}: nlpcd runs no daemon {d:?}")),
     }
 }
@@ -196,6 +202,19 @@ pub fn setting(v: &str) -> Result<(&'static crate::run::options::Opt, String), W
             .map_err(|why| format!("{name}={value}: {why}"))?;
     }
     Ok((o, value.to_string()))
+}
+
+/// A NATS server URL: `nats://` or `tls://`, a host and a port.
+fn nats_url(v: &str) -> Result<(), Why> {
+    let rest = v
+        .strip_prefix("nats://")
+        .or_else(|| v.strip_prefix("tls://"))
+        .ok_or_else(|| format!("{v:?}: a NATS server URL starts with nats:// or tls://"))?;
+    let hostport = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
+    match hostport.rsplit_once(':') {
+        Some((h, p)) if !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0) => Ok(()),
+        _ => Err(format!("{v:?}: give the server as nats://HOST:PORT")),
+    }
 }
 
 #[cfg(test)]

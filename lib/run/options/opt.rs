@@ -17,6 +17,7 @@ pub enum Program {
     Index,
     Search,
     Stat,
+    Relay,
 }
 
 /// What operands a program takes.
@@ -30,7 +31,7 @@ pub enum Operands {
 }
 
 impl Program {
-    pub const ALL: [Program; 11] = [
+    pub const ALL: [Program; 12] = [
         Program::Nlpcd,
         Program::Scan,
         Program::Resolve,
@@ -42,6 +43,7 @@ impl Program {
         Program::Index,
         Program::Search,
         Program::Stat,
+        Program::Relay,
     ];
 
     /// The daemons nlpcd runs, in the order of the crawl.
@@ -67,6 +69,7 @@ impl Program {
             Program::Index => "nlpc-index",
             Program::Search => "nlpc-search",
             Program::Stat => "nlpc-stat",
+            Program::Relay => "nlpc-relay",
         }
     }
 
@@ -85,9 +88,12 @@ impl Program {
             Program::Nlpcd | Program::Scan => Operands::Many("[url ... | -]"),
             Program::Up | Program::List | Program::Dump => Operands::One("[pattern]"),
             Program::Search => Operands::Many("[query ...]"),
-            Program::Resolve | Program::Fetch | Program::Vrfy | Program::Index | Program::Stat => {
-                Operands::None
-            }
+            Program::Resolve
+            | Program::Fetch
+            | Program::Vrfy
+            | Program::Index
+            | Program::Stat
+            | Program::Relay => Operands::None,
         }
     }
 

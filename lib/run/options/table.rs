@@ -17,7 +17,9 @@ const DUMP: u16 = Program::Dump.bit();
 const STAT: u16 = Program::Stat.bit();
 const INDEX: u16 = Program::Index.bit();
 const SEARCH: u16 = Program::Search.bit();
-const EVERY: u16 = NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP | STAT | INDEX | SEARCH;
+const RELAY: u16 = Program::Relay.bit();
+const EVERY: u16 =
+    NLPCD | SCAN | RESOLVE | FETCH | VRFY | UP | LIST | DUMP | STAT | INDEX | SEARCH | RELAY;
 const SELECTORS: u16 = UP | LIST | DUMP;
 
 /// Content types nlpc-fetch accepts by default.
@@ -809,8 +811,25 @@ pub static OPTIONS: &[Opt] = &[
         "time",
         "60s",
         Check::Duration { nonzero: true },
-        "how often nlpcd, nlpc-resolve and nlpc-fetch write their counters into the statistics history",
-        NLPCD | RESOLVE | FETCH,
+        "how often nlpcd, nlpc-resolve and nlpc-fetch write their counters into the statistics history, and nlpc-relay publishes its node's",
+        NLPCD | RESOLVE | FETCH | RELAY,
+    ),
+    // The cluster (nlpcd and nlpc-relay).
+    list(
+        "nats",
+        "urls",
+        "",
+        Check::NatsUrl,
+        "crawl as one node of a cluster over these NATS servers (nats://HOST:PORT, comma-separated); needs --node",
+        NLPCD | RELAY,
+    ),
+    value(
+        "node",
+        "i/n",
+        "",
+        Check::Node,
+        "with --nats: this node is partition I of N (from 0/N to N-1/N)",
+        NLPCD | RELAY,
     ),
     // nlpc-stat.
     flag("csv", None, "print CSV: a header line, then one row a step", STAT),

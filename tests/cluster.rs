@@ -1,0 +1,422 @@
+//! Several machines: nodes of one crawl, each with its own database, and
+//! nlpc-relay carrying links between them over a real 3-server NATS
+//! cluster with JetStream on loopback (tests/common/nats.rs), over the
+//! test web of scripts/testweb (nginx and dnsmasq on loopback).
+//!
+//! The single-node crawl of the same generated web verifies exactly the
+//! generator's ground truth (tests/testweb.rs asserts that), so the nodes'
+//! union is compared with that truth here.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::CommandExt;
+use std::process::Child;
+use std::time::Duration;
+use std::time::Instant;
+
+use common::nats::Nats;
+use common::web::{diff, Web};
+use common::*;
+use nlpcrawl::cluster::relay::{Config, Relay};
+use nlpcrawl::store::outbox;
+use nlpcrawl::store::record::{Record, State};
+use nlpcrawl::store::{self, scope, Inserted, Store};
+use nlpcrawl::web::admit::Filter;
+use nlpcrawl::web::partition::{partition_of, Partition};
+use nlpcrawl::web::url;
+
+fn create(path: &std::path::Path) -> Store {
+    Store::open(path, store::Options::default()).expect("create store")
+}
+
+/// A host that partition `p` of `of` owns.
+fn host_of_partition(p: u32, of: u32) -> String {
+    (0..)
+        .map(|i| format!("h{i}.lv"))
+        .find(|h| partition_of(h, of) == p)
+        .expect("some host")
+}
+
+#[test]
+fn a_link_goes_through_the_outbox_and_arrives_once() {
+    let nats = Nats::start(3);
+    let (a, b) = (Crawl::new(), Crawl::new());
+    let (sa, sb) = (create(&a.db()), create(&b.db()));
+    let (pa, pb) = (Partition { node: 0, of: 2 }, Partition { node: 1, of: 2 });
+    outbox::set_map(&sa, pa).unwrap();
+    outbox::set_map(&sb, pb).unwrap();
+    // A database keeps its partition.
+    assert!(outbox::set_map(&sa, pb).is_err());
+
+    let theirs = format!("http://{}/page", host_of_partition(1, 2));
+    let ours = format!("http://{}/page", host_of_partition(0, 2));
+    let f = Filter::default();
+    let mut rec = Record::new(&theirs, 10);
+    rec.depth = 4;
+    // In the caller's transaction: aborted, nothing stays.
+    {
+        let mut w = sa.write().unwrap();
+        assert_eq!(
+            scope::insert(&mut w, &rec, &f).unwrap(),
+            Ok(Inserted::Forwarded(1))
+        );
+        assert_eq!(outbox::len(&w_read(&sa)).unwrap(), 0, "seen before commit");
+    }
+    assert_eq!(outbox::len(&sa.read().unwrap()).unwrap(), 0);
+    let mut w = sa.write().unwrap();
+    assert_eq!(
+        scope::insert(&mut w, &rec, &f).unwrap(),
+        Ok(Inserted::Forwarded(1))
+    );
+    assert!(matches!(
+        scope::insert(&mut w, &Record::new(&ours, 10), &f).unwrap(),
+        Ok(Inserted::New(_))
+    ));
+    w.commit().unwrap();
+    let rd = sa.read().unwrap();
+    assert_eq!(outbox::len(&rd).unwrap(), 1);
+    assert!(
+        rd.lookup(&theirs).unwrap().is_none(),
+        "a foreign record here"
+    );
+    let e = &outbox::peek(&rd, 10).unwrap()[0];
+    assert_eq!(
+        (e.partition, e.depth, e.url.as_str()),
+        (1, 4, theirs.as_str())
+    );
+    drop(rd);
+
+    let cfg = |p| Config {
+        servers: nats.urls().split(',').map(str::to_string).collect(),
+        node: p,
+        stat_every: Duration::from_secs(3600),
+    };
+    let mut ra = Relay::connect(cfg(pa), f.clone(), |_| false).expect("relay A");
+    let mut rb = Relay::connect(cfg(pb), f.clone(), |_| false).expect("relay B");
+    // The cluster has 2 partitions now: a node of 3 is refused.
+    let other = Relay::connect(cfg(Partition { node: 2, of: 3 }), f.clone(), |_| false);
+    match other {
+        Err(nlpcrawl::Error::Usage(why)) => assert!(why.contains("has 2 partitions"), "{why}"),
+        Err(e) => panic!("refused for another reason: {e}"),
+        Ok(_) => panic!("a node of another partition map was let in"),
+    }
+    let wait = Duration::from_millis(100);
+    assert_eq!(ra.round(&sa, wait).unwrap().sent, 1);
+    assert_eq!(outbox::len(&sa.read().unwrap()).unwrap(), 0, "sent, kept");
+    // The same link found again and sent again: the stream's duplicate
+    // window drops the copy (same record hash, same message id).
+    let mut w = sa.write().unwrap();
+    scope::insert(&mut w, &rec, &f).unwrap().unwrap();
+    w.commit().unwrap();
+    assert_eq!(ra.round(&sa, wait).unwrap().sent, 1);
+
+    let mut got = Vec::new();
+    wait_until(Duration::from_secs(30), "the link at node B", || {
+        got.push(rb.round(&sb, wait).unwrap());
+        got.iter().map(|r| r.received).sum::<usize>() >= 1
+    });
+    // And delivered twice after all (a relay that died after its commit
+    // and before its acknowledgement): B inserts it once.
+    let mut w = sa.write().unwrap();
+    scope::insert(&mut w, &rec, &f).unwrap().unwrap();
+    w.commit().unwrap();
+    let copy = outbox::peek(&sa.read().unwrap(), 1).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let first = nats.urls().split(',').next().unwrap().to_string();
+        let c = async_nats::connect(first).await.unwrap();
+        let js = async_nats::jetstream::new(c);
+        // No message id: the engine keeps it, as a redelivery would come.
+        js.publish("nlpcrawl.links.1", copy[0].encode().into())
+            .await
+            .unwrap()
+            .await
+            .unwrap();
+    });
+    wait_until(Duration::from_secs(30), "the copy at node B", || {
+        got.push(rb.round(&sb, wait).unwrap());
+        got.iter().map(|r| r.received).sum::<usize>() >= 2
+    });
+    let received: usize = got.iter().map(|r| r.received).sum();
+    let new: usize = got.iter().map(|r| r.new).sum();
+    assert_eq!((received, new), (2, 1), "rounds: {got:?}");
+    let rd = sb.read().unwrap();
+    let (_, r) = rd.lookup(&theirs).unwrap().expect("the link at B");
+    assert_eq!((r.state, r.depth), (State::New, 4));
+    assert_eq!(rd.count(State::New, false).unwrap(), 1);
+    assert_consistent(&sb, true);
+}
+
+fn w_read(s: &Store) -> nlpcrawl::store::Read<'_> {
+    s.read().unwrap()
+}
+
+/// One crawl node: its directories and its nlpcd.
+struct Node {
+    crawl: Crawl,
+    child: Option<Child>,
+}
+
+fn start_node(n: &mut Node, i: u32, nats: &Nats, web: &Web, seeds: &[String]) {
+    let mut cmd = n.crawl.cmd("nlpcd");
+    cmd.args(web.nlpcd_args())
+        .args(["--nats", &nats.urls(), "--node", &format!("{i}/3")])
+        // Rejected pages queued for nlpc-scan are looked at every
+        // --use-interval, not on a wake-up: keep the settling short.
+        .args(["--use-interval", "0.5s", "--stat-every", "1s"])
+        .arg("--log")
+        .arg(n.crawl.tmp.path().join("nlpcd.log"))
+        .args(seeds)
+        // Its own process group, so the test can kill it with its daemons.
+        .process_group(0);
+    n.child = Some(spawn(cmd));
+}
+
+fn kill_group(n: &mut Node) {
+    if let Some(mut c) = n.child.take() {
+        // SAFETY: kill(2) on the group of a child this test started.
+        unsafe { libc::kill(-(c.id() as i32), libc::SIGKILL) };
+        let _ = c.wait();
+    }
+}
+
+fn stop(n: &mut Node) {
+    if let Some(mut c) = n.child.take() {
+        // SAFETY: kill(2) on a child this test started.
+        unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+        let _ = c.wait();
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        kill_group(self);
+    }
+}
+
+fn open_ro(n: &Node) -> Option<Store> {
+    let opts = store::Options {
+        read_only: true,
+        ..store::Options::default()
+    };
+    n.crawl
+        .db()
+        .join("data.mdb")
+        .exists()
+        .then(|| Store::open(&n.crawl.db(), opts).ok())
+        .flatten()
+}
+
+/// The verified pages of every node, outside the calendar trap.
+fn union(nodes: &[Node], web: &Web) -> BTreeSet<String> {
+    let mut all = BTreeSet::new();
+    for n in nodes {
+        if let Some(st) = open_ro(n) {
+            all.extend(urls_in(&st, State::Verified));
+            all.extend(urls_in(&st, State::Scanned));
+        }
+    }
+    all.into_iter()
+        .filter(|u| !u.starts_with(&web.trap.0))
+        .collect()
+}
+
+/// True when no node has work left or links to send.
+fn settled(nodes: &[Node]) -> bool {
+    nodes.iter().all(|n| {
+        open_ro(n).is_some_and(|st| {
+            nlpcrawl::launch::supervisor::active_records(&st).ok() == Some(0)
+                && outbox::len(&st.read().unwrap()).ok() == Some(0)
+        })
+    })
+}
+
+fn logs(nodes: &[Node]) -> String {
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let counts = open_ro(n).map(|st| {
+                let rd = st.read().unwrap();
+                let c = nlpcrawl::store::series::state_counts(&rd).unwrap();
+                let c: Vec<String> = c
+                    .into_iter()
+                    .filter(|(_, v)| *v > 0)
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect();
+                format!("{} outbox {}", c.join(", "), outbox::len(&rd).unwrap())
+            });
+            let l =
+                std::fs::read_to_string(n.crawl.tmp.path().join("nlpcd.log")).unwrap_or_default();
+            let tail: Vec<&str> = l.lines().rev().take(40).collect();
+            format!(
+                "--- node {i}: {counts:?}\n{}",
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every node holds records of its own partition only.
+fn assert_own_partitions(nodes: &[Node]) {
+    for (i, n) in nodes.iter().enumerate() {
+        let st = open_ro(n).expect("node database");
+        let rd = st.read().unwrap();
+        rd.walk_all(|_, r| {
+            let host = url::host_of(&r.url);
+            assert_eq!(
+                partition_of(host, 3),
+                i as u32,
+                "node {i} holds {} of another node",
+                r.url
+            );
+            Ok(true)
+        })
+        .unwrap();
+    }
+}
+
+/// Waits until the nodes' union is the truth and no node has work left;
+/// fails with the nodes' logs.
+fn wait_crawl(nodes: &[Node], web: &Web) {
+    let start = Instant::now();
+    let mut found: Option<Duration> = None;
+    while !(union(nodes, web) == web.verified && settled(nodes)) {
+        if found.is_none() && union(nodes, web) == web.verified {
+            found = Some(start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    println!(
+        "every page verified after {:.1} s, every node settled after {:.1} s",
+        found.unwrap_or_else(|| start.elapsed()).as_secs_f64(),
+        start.elapsed().as_secs_f64()
+    );
+}
+
+fn three_nodes(web: &Web, nats: &Nats) -> Vec<Node> {
+    let mut nodes: Vec<Node> = (0..3)
+        .map(|_| Node {
+            crawl: Crawl::new(),
+            child: None,
+        })
+        .collect();
+    // Every seed goes to node 0: the others' arrive through the outbox.
+    for (i, n) in nodes.iter_mut().enumerate() {
+        let seeds = if i == 0 {
+            web.seeds.clone()
+        } else {
+            Vec::new()
+        };
+        start_node(n, i as u32, nats, web, &seeds);
+    }
+    nodes
+}
+
+#[test]
+fn three_nodes_crawl_the_test_web_as_one_node_does() {
+    let web = Web::start(200);
+    let nats = Nats::start(3);
+    let mut parts: BTreeMap<u32, usize> = BTreeMap::new();
+    for u in &web.verified {
+        *parts.entry(partition_of(url::host_of(u), 3)).or_default() += 1;
+    }
+    assert!(
+        parts.len() >= 2,
+        "the web's hosts fall on one node: {parts:?}"
+    );
+    let mut nodes = three_nodes(&web, &nats);
+    wait_crawl(&nodes, &web);
+    // Every node's counters reach the others (the monitor's view).
+    wait_until(
+        Duration::from_secs(30),
+        "every node's counters at node 0",
+        || {
+            open_ro(&nodes[0])
+                .is_some_and(|st| nlpcrawl::cluster::relay::nodes(&st).unwrap().len() == 3)
+        },
+    );
+    for n in &mut nodes {
+        stop(n);
+    }
+    let got = union(&nodes, &web);
+    assert!(
+        got == web.verified,
+        "the nodes' verified pages differ from one node's:\n{}\n{}",
+        diff(&got, &web.verified),
+        logs(&nodes)
+    );
+    assert_own_partitions(&nodes);
+    // No page was fetched by two nodes, nor twice.
+    let mut times: BTreeMap<String, usize> = BTreeMap::new();
+    for h in web.hits() {
+        if !h.url.ends_with("/robots.txt") {
+            *times.entry(h.url).or_default() += 1;
+        }
+    }
+    let twice: Vec<_> = times.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "requested more than once: {twice:#?}");
+    // And exactly the requests of one correct crawl (robots.txt, the trap's
+    // bound by link depth, carried with each link, included).
+    let requested: BTreeSet<String> = times.into_keys().collect();
+    assert!(
+        requested == web.requested,
+        "the requests differ from those of one node:\n{}",
+        diff(&requested, &web.requested)
+    );
+    for n in &nodes {
+        let st = open_ro(n).unwrap();
+        assert_consistent(&st, true);
+    }
+    let st = open_ro(&nodes[0]).unwrap();
+    let seen = nlpcrawl::cluster::relay::nodes(&st).unwrap();
+    assert_eq!(
+        seen.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        vec![0, 1, 2],
+        "node 0 has counters of {seen:?}"
+    );
+    // The monitor's rows: a heading and one row a node.
+    let rows = nlpcrawl::cluster::relay::rows(&st).unwrap();
+    assert_eq!(rows.len(), 5, "{rows:#?}");
+    assert!(
+        rows[2].starts_with("0/3 ") && rows[4].starts_with("2/3 "),
+        "{rows:#?}"
+    );
+}
+
+#[test]
+fn a_killed_node_and_server_lose_no_link() {
+    let web = Web::start(210);
+    let mut nats = Nats::start(3);
+    let mut nodes = three_nodes(&web, &nats);
+    // Mid-crawl: some pages verified, not all.
+    wait_until(Duration::from_secs(120), "the crawl to get going", || {
+        !union(&nodes, &web).is_empty()
+    });
+    kill_group(&mut nodes[1]);
+    nats.kill(2);
+    assert!(
+        union(&nodes, &web) != web.verified,
+        "the crawl ended before the kill; the test web is too small"
+    );
+    nats.restart(2);
+    let seeds: Vec<String> = Vec::new();
+    start_node(&mut nodes[1], 1, &nats, &web, &seeds);
+    wait_crawl(&nodes, &web);
+    for n in &mut nodes {
+        stop(n);
+    }
+    let got = union(&nodes, &web);
+    assert!(
+        got == web.verified,
+        "a link was lost:\n{}\n{}",
+        diff(&got, &web.verified),
+        logs(&nodes)
+    );
+    assert_own_partitions(&nodes);
+}

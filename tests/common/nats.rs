@@ -1,0 +1,159 @@
+//! A NATS cluster with JetStream on loopback, for the cluster tests:
+//! Debian's nats-server (.ci/run installs it; without it a test fails
+//! rather than skips), each server with its own store directory, client,
+//! route and monitoring port. Ready means every server's monitoring
+//! endpoint /healthz answers "ok" (JetStream up and in step with its meta
+//! leader), polled with a deadline.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use super::nginx::free_port;
+use super::wait_until;
+
+/// The server executable.
+pub fn executable() -> PathBuf {
+    ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .expect("nats-server is not installed (apt-get install nats-server; .ci/run does)")
+}
+
+struct Server {
+    name: String,
+    port: u16,
+    route: u16,
+    monitor: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+/// A running cluster; every server is killed when it is dropped.
+pub struct Nats {
+    servers: Vec<Server>,
+    _tmp: tempfile::TempDir,
+}
+
+impl Nats {
+    /// Starts `n` servers in one cluster and waits until all are ready.
+    pub fn start(n: usize) -> Nats {
+        let tmp = tempfile::tempdir().expect("temporary directory");
+        let servers = (0..n)
+            .map(|i| Server {
+                name: format!("n{i}"),
+                port: free_port("127.0.0.1"),
+                route: free_port("127.0.0.1"),
+                monitor: free_port("127.0.0.1"),
+                dir: tmp.path().join(format!("n{i}")),
+                child: None,
+            })
+            .collect();
+        let mut c = Nats { servers, _tmp: tmp };
+        for i in 0..n {
+            c.spawn(i);
+        }
+        for i in 0..n {
+            c.wait_ready(i);
+        }
+        c
+    }
+
+    fn spawn(&mut self, i: usize) {
+        let routes: Vec<String> = self
+            .servers
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, s)| format!("nats://127.0.0.1:{}", s.route))
+            .collect();
+        let s = &mut self.servers[i];
+        std::fs::create_dir_all(&s.dir).expect("server directory");
+        let log = s.dir.join("server.log");
+        let mut c = Command::new(executable());
+        c.args(["-js", "-a", "127.0.0.1", "-n", &s.name])
+            .arg("-sd")
+            .arg(&s.dir)
+            .args(["-p", &s.port.to_string(), "-m", &s.monitor.to_string()])
+            .args(["--cluster_name", "nlpctest"])
+            .args(["--cluster", &format!("nats://127.0.0.1:{}", s.route)])
+            .args(["--routes", &routes.join(",")])
+            .arg("-l")
+            .arg(&log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        s.child = Some(c.spawn().expect("start nats-server"));
+    }
+
+    /// Waits until server `i` says it is healthy.
+    pub fn wait_ready(&self, i: usize) {
+        let port = self.servers[i].monitor;
+        wait_until(
+            Duration::from_secs(60),
+            &format!("nats-server {i} to be ready"),
+            || healthz(port),
+        );
+    }
+
+    /// The client URLs, comma-separated, for --cluster.
+    pub fn urls(&self) -> String {
+        self.servers
+            .iter()
+            .map(|s| format!("nats://127.0.0.1:{}", s.port))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Kills server `i` at once (SIGKILL).
+    pub fn kill(&mut self, i: usize) {
+        if let Some(mut c) = self.servers[i].child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts server `i` again over its store and waits until it is ready.
+    pub fn restart(&mut self, i: usize) {
+        self.kill(i);
+        self.spawn(i);
+        self.wait_ready(i);
+    }
+
+    /// Server `i`'s log, for a failure message.
+    pub fn log(&self, i: usize) -> String {
+        std::fs::read_to_string(self.servers[i].dir.join("server.log")).unwrap_or_default()
+    }
+
+    pub fn dir(&self, i: usize) -> &Path {
+        &self.servers[i].dir
+    }
+}
+
+/// True when the monitoring endpoint answers /healthz with "ok".
+fn healthz(port: u16) -> bool {
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    if s.write_all(b"GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .is_err()
+    {
+        return false;
+    }
+    let mut body = String::new();
+    let _ = s.read_to_string(&mut body);
+    (body.starts_with("HTTP/1.0 200") || body.starts_with("HTTP/1.1 200")) && body.contains("ok")
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        for i in 0..self.servers.len() {
+            self.kill(i);
+        }
+    }
+}
