@@ -4,6 +4,8 @@
 //! without diacritics. The same function splits text for the index, for
 //! queries and for concordances, so a hit is found where it was indexed.
 
+use std::rc::Rc;
+
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -52,28 +54,133 @@ fn fold_char(c: char) -> char {
 
 /// The normal form of one word: lower-cased, folded when `fold`.
 pub fn normalise(w: &str, fold: bool) -> String {
-    let lower = w.to_lowercase();
-    if fold {
-        lower.chars().map(fold_char).collect()
+    let mut out = String::with_capacity(w.len());
+    normalise_into(w, fold, &mut out);
+    out
+}
+
+/// [`normalise`] into `out` (cleared first), so a token stream reuses one
+/// buffer instead of allocating a string a word.
+pub fn normalise_into(w: &str, fold: bool, out: &mut String) {
+    out.clear();
+    if w.is_ascii() {
+        // Most words of most texts: nothing to fold, and ASCII's case
+        // rule is a byte's.
+        out.push_str(w);
+        out.make_ascii_lowercase();
+    } else if w.contains('Σ') {
+        // Σ lower-cases by its place in the word (σ or ς), which only
+        // str::to_lowercase knows.
+        let lower = w.to_lowercase();
+        if fold {
+            out.extend(lower.chars().map(fold_char));
+        } else {
+            out.push_str(&lower);
+        }
     } else {
-        lower
+        // Otherwise str::to_lowercase is this, char by char.
+        for c in w.chars() {
+            for l in c.to_lowercase() {
+                out.push(if fold { fold_char(l) } else { l });
+            }
+        }
     }
+}
+
+/// One text cut into words: each word's place and its lower-cased form
+/// (all forms in one string), so the folded field can be made from the
+/// exact field's words without cutting the text again.
+struct Split {
+    /// The text cut, to know it again.
+    text: String,
+    words: Vec<Cut>,
+    /// The lower-cased words, one after another.
+    norms: String,
+}
+
+/// One word of a [`Split`].
+struct Cut {
+    pos: usize,
+    start: usize,
+    end: usize,
+    /// Where its form ends in `norms` (it starts where the last one ended).
+    norm_end: usize,
+}
+
+impl Split {
+    /// Cuts `text` at UAX #29 word boundaries; words longer than
+    /// [`MAX_WORD`] are skipped but keep their position, so phrases never
+    /// join across them.
+    fn new(text: &str) -> Split {
+        let mut words = Vec::with_capacity(text.len() / 6);
+        let mut norms = String::with_capacity(text.len());
+        let mut one = String::new();
+        for (pos, (start, w)) in text.unicode_word_indices().enumerate() {
+            if w.len() > MAX_WORD {
+                continue;
+            }
+            normalise_into(w, false, &mut one);
+            norms.push_str(&one);
+            words.push(Cut {
+                pos,
+                start,
+                end: start + w.len(),
+                norm_end: norms.len(),
+            });
+        }
+        Split {
+            text: text.to_string(),
+            words,
+            norms,
+        }
+    }
+}
+
+/// How many of the exact tokenizer's last splits a thread keeps: a
+/// document's title and text, which tantivy tokenizes (fields in schema
+/// order) just before their folded copies.
+const KEPT: usize = 2;
+
+thread_local! {
+    /// The exact tokenizer's last splits on this thread, which the folding
+    /// tokenizer takes when it is given the same text: each text is cut
+    /// and lower-cased once for both fields.
+    static LAST: std::cell::RefCell<Vec<Rc<Split>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The split of `text`: for the exact field made and kept; for the folded
+/// field taken from what was kept when it is the same text, else made.
+fn split_of(text: &str, fold: bool) -> Rc<Split> {
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if fold {
+            if let Some(s) = last.iter().find(|s| s.text == text) {
+                return s.clone();
+            }
+            return Rc::new(Split::new(text));
+        }
+        let s = Rc::new(Split::new(text));
+        if last.len() >= KEPT {
+            last.remove(0);
+        }
+        last.push(s.clone());
+        s
+    })
 }
 
 /// Calls `f` with each word of `text` in order; words longer than
 /// [`MAX_WORD`] are skipped but keep their position, so phrases never
 /// join across them.
 pub fn each(text: &str, fold: bool, mut f: impl FnMut(usize, Word)) {
-    for (pos, (start, w)) in text.unicode_word_indices().enumerate() {
-        if w.len() > MAX_WORD {
-            continue;
-        }
+    let mut s = Stream::of(Rc::new(Split::new(text)), fold);
+    while s.advance() {
+        let t = s.token();
         f(
-            pos,
+            t.position,
             Word {
-                start,
-                end: start + w.len(),
-                norm: normalise(w, fold),
+                start: t.offset_from,
+                end: t.offset_to,
+                norm: t.text.clone(),
             },
         );
     }
@@ -92,33 +199,55 @@ pub struct Words {
     pub fold: bool,
 }
 
-/// Its token stream: the words of one text, split up front (texts are
-/// bounded by the fetcher's size limit).
+/// Its token stream: the words of one split, folded when asked.
 pub struct Stream {
-    words: std::vec::IntoIter<(usize, Word)>,
+    split: Rc<Split>,
+    next: usize,
+    fold: bool,
     token: Token,
 }
 
-impl Tokenizer for Words {
-    type TokenStream<'a> = Stream;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> Stream {
+impl Stream {
+    fn of(split: Rc<Split>, fold: bool) -> Stream {
         Stream {
-            words: split(text, self.fold).into_iter(),
+            split,
+            next: 0,
+            fold,
             token: Token::default(),
         }
     }
 }
 
+impl Tokenizer for Words {
+    type TokenStream<'a> = Stream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Stream {
+        Stream::of(split_of(text, self.fold), self.fold)
+    }
+}
+
 impl TokenStream for Stream {
     fn advance(&mut self) -> bool {
-        let Some((pos, w)) = self.words.next() else {
+        let Some(c) = self.split.words.get(self.next) else {
             return false;
         };
-        self.token.offset_from = w.start;
-        self.token.offset_to = w.end;
-        self.token.position = pos;
-        self.token.text = w.norm;
-        self.token.position_length = 1;
+        let from = match self.next {
+            0 => 0,
+            i => self.split.words[i - 1].norm_end,
+        };
+        self.next += 1;
+        let norm = &self.split.norms[from..c.norm_end];
+        let t = &mut self.token;
+        t.offset_from = c.start;
+        t.offset_to = c.end;
+        t.position = c.pos;
+        t.position_length = 1;
+        t.text.clear();
+        if self.fold && !norm.is_ascii() {
+            // Folding the lower-cased word is folding the word.
+            t.text.extend(norm.chars().map(fold_char));
+        } else {
+            t.text.push_str(norm);
+        }
         true
     }
     fn token(&self) -> &Token {
@@ -142,6 +271,57 @@ mod tests {
         assert_eq!(w, ["ābols", "čūska", "ģīķļņ", "šūž", "e", "pasts"]);
         assert_eq!(normalise("Zāle", true), "zale");
         assert_eq!(normalise("Zāle", false), "zāle");
+    }
+
+    /// The fast paths give what str::to_lowercase (and folding its
+    /// result) gives, final sigma and multi-char lower cases included.
+    #[test]
+    fn normal_forms_match_the_unicode_lower_case() {
+        for w in [
+            "Rīga",
+            "RĪGA",
+            "abc",
+            "ABC",
+            "ΟΔΟΣ",
+            "ΣΑΣ",
+            "İstanbul",
+            "Straße",
+            "ǅemal",
+            "ŽŪŠ",
+            "Ærø",
+            "",
+        ] {
+            let lower = w.to_lowercase();
+            assert_eq!(normalise(w, false), lower, "{w}");
+            let folded: String = lower.chars().map(fold_char).collect();
+            assert_eq!(normalise(w, true), folded, "{w}");
+        }
+    }
+
+    /// The folding tokenizer gives the same tokens whether it takes the
+    /// exact tokenizer's split of the same text or cuts the text itself.
+    #[test]
+    fn the_folded_stream_is_the_same_with_and_without_the_kept_split() {
+        fn tokens(fold: bool, text: &str) -> Vec<(usize, usize, usize, String)> {
+            let mut s = Words { fold }.token_stream(text);
+            let mut v = Vec::new();
+            while s.advance() {
+                let t = s.token();
+                v.push((t.position, t.offset_from, t.offset_to, t.text.clone()));
+            }
+            v
+        }
+        let text = "Zāle ir ZAĻA, bet Šis ŪDENS — ΟΔΟΣ; x";
+        let alone = tokens(true, text);
+        let exact = tokens(false, text);
+        let after = tokens(true, text);
+        assert_eq!(alone, after);
+        assert_eq!(after[0].3, "zale");
+        assert_eq!(exact[0].3, "zāle");
+        assert_eq!(after[2].3, "zala");
+        assert_eq!(after.len(), exact.len());
+        // Another text is not given the kept split.
+        assert_eq!(tokens(true, "Ābols")[0].3, "abols");
     }
 
     #[test]
