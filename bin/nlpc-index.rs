@@ -6,6 +6,7 @@ use nlpcrawl::run::log;
 use nlpcrawl::run::options::{Parser, Program};
 use nlpcrawl::search::index::{Config, Indexer};
 use nlpcrawl::store::cache::Cache;
+use nlpcrawl::store::wake;
 
 const NAME: &str = "nlpc-index";
 
@@ -16,9 +17,15 @@ fn main() {
     let cache = Cache::new(&o.common.cache);
     let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));
     let mut ix = Indexer::open(&cfg, &d.store).unwrap_or_else(|e| daemon::fail(NAME, e));
-    // The change log is not a state: an idle nlpc-index looks again every
-    // --use-interval (or at once when a step did work).
-    if let Err(e) = d.run(&[], |d| ix.step(&d.store, &cache)) {
+    // The change log is not a state: commits that log a change wake an
+    // idle nlpc-index (wake::CHANGES); --use-interval is the fallback.
+    let run = d.run_on(
+        wake::CHANGES,
+        &mut ix,
+        |ix, d| ix.step(&d.store, &cache),
+        |ix, d| ix.pending(&d.store),
+    );
+    if let Err(e) = run {
         daemon::fail(NAME, e);
     }
     daemon::finish(d);

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use common::http::{Reply, Server};
 use common::*;
@@ -294,6 +295,61 @@ fn sigkill_mid_indexing_loses_and_doubles_nothing() {
     assert_eq!(left.len(), 1, "{left:?}");
 }
 
+/// An idle nlpc-index is woken by the commit that logs a change, not by
+/// its interval: with --use-interval an hour, pages verified while it
+/// sleeps are searchable within seconds, and again for a second page
+/// after the first was indexed.
+#[test]
+fn an_idle_indexer_is_woken_by_a_logged_change_not_its_interval() {
+    let c = small_corpus();
+    let mut child = Killed(
+        c.cmd("nlpc-index")
+            .arg("--index")
+            .arg(index_dir(&c))
+            .args(["--use-interval", "1h"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let sock = c.db().join(nlpcrawl::store::wake::DIR).join(format!(
+        "{}.{:x}",
+        child.0.id(),
+        nlpcrawl::store::wake::CHANGES
+    ));
+    let st = c.store();
+    for (i, word) in ["pamodināts", "atkal"].into_iter().enumerate() {
+        // Idle: the socket is bound when the log has first been read out.
+        wait_until(
+            Duration::from_secs(20),
+            "nlpc-index's wake-up socket",
+            || sock.exists(),
+        );
+        let url = format!("http://woken{i}.test/");
+        let k = c.plant(
+            &st,
+            &url,
+            State::Verified,
+            "text/html",
+            format!("<p>Lapa {word}.</p>").as_bytes(),
+        );
+        let mut w = st.write().unwrap();
+        w.log_change(&k, State::Verified).unwrap();
+        w.commit().unwrap();
+        wait_until(Duration::from_secs(20), "the page in the index", || {
+            found(&c, word, &[]) == BTreeSet::from([url.clone()])
+        });
+    }
+    // SIGTERM while asleep: a prompt clean stop that removes the socket.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.0.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_eq!(child.0.wait().unwrap().code(), Some(0));
+    assert!(!sock.exists());
+}
+
 /// The small corpus of the concordance and frequency tests.
 fn small_corpus() -> Crawl {
     let c = Crawl::new();
@@ -427,20 +483,189 @@ fn fold_finds_words_without_diacritics_only_when_asked() {
     );
 }
 
-/// The search page in Debian's chromium: the form, and a concordance
-/// asked through it (GET) with the expected rows, escaped; a screenshot
-/// for the README when SEARCH_SCREENSHOT names a file.
+/// A WebDriver session (W3C WebDriver, plain JSON over HTTP) with
+/// Debian's chromedriver, which drives chromium as a user would.
+struct Browser {
+    /// The session's base URL: http://127.0.0.1:PORT/session/ID.
+    session: String,
+    _driver: Killed,
+}
+
+/// One WebDriver call: `method` on `url` with a JSON body; the reply's
+/// "value".
+fn webdriver(method: &str, url: &str, body: Option<serde_json::Value>) -> serde_json::Value {
+    let mut e = curl::easy::Easy::new();
+    e.url(url).unwrap();
+    e.custom_request(method).unwrap();
+    let mut headers = curl::easy::List::new();
+    headers.append("Content-Type: application/json").unwrap();
+    e.http_headers(headers).unwrap();
+    let sent = body.map(|b| b.to_string()).unwrap_or_default();
+    if method == "POST" {
+        e.post_fields_copy(sent.as_bytes()).unwrap();
+    }
+    e.timeout(std::time::Duration::from_secs(60)).unwrap();
+    let mut got = Vec::new();
+    {
+        let mut t = e.transfer();
+        t.write_function(|d| {
+            got.extend_from_slice(d);
+            Ok(d.len())
+        })
+        .unwrap();
+        t.perform().unwrap();
+    }
+    let code = e.response_code().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&got)
+        .unwrap_or_else(|e| panic!("{method} {url}: {e}: {}", String::from_utf8_lossy(&got)));
+    assert_eq!(code, 200, "{method} {url} {sent}: {v}");
+    v["value"].clone()
+}
+
+impl Browser {
+    /// Starts chromedriver on a loopback port of its choosing and a
+    /// headless chromium session whose only reachable host is 127.0.0.1.
+    fn start(chromium: &Path, chromedriver: &Path, profile: &Path) -> Browser {
+        let mut driver = Killed(
+            Command::new(chromedriver)
+                .arg("--port=0")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let mut lines = BufReader::new(driver.0.stdout.take().unwrap()).lines();
+        let port = loop {
+            let l = lines.next().expect("chromedriver ended").unwrap();
+            if let Some(p) = l.split("started successfully on port ").nth(1) {
+                break p.trim_end_matches('.').trim().to_string();
+            }
+        };
+        // Its later output is not read; a thread drains it so the driver
+        // never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        let base = format!("http://127.0.0.1:{port}");
+        let caps = serde_json::json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium.to_str().expect("a UTF-8 path"),
+                "args": [
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--window-size=900,420",
+                    // Nothing but the loopback page: no background
+                    // requests, and every host but 127.0.0.1, the page's,
+                    // fails to resolve, so nothing can leave the machine.
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            },
+        }}});
+        let v = webdriver("POST", &format!("{base}/session"), Some(caps));
+        let id = v["sessionId"].as_str().expect("a session id").to_string();
+        Browser {
+            session: format!("{base}/session/{id}"),
+            _driver: driver,
+        }
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<serde_json::Value>) -> serde_json::Value {
+        webdriver(method, &format!("{}{path}", self.session), body)
+    }
+
+    fn go(&self, url: &str) {
+        self.call("POST", "/url", Some(serde_json::json!({ "url": url })));
+    }
+
+    /// The element a CSS selector finds (the first).
+    fn element(&self, css: &str) -> String {
+        let v = self.call(
+            "POST",
+            "/element",
+            Some(serde_json::json!({"using": "css selector", "value": css})),
+        );
+        v["element-6066-11e4-a52e-4f735466cecf"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}: {v}"))
+            .to_string()
+    }
+
+    fn click(&self, css: &str) {
+        let e = self.element(css);
+        self.call(
+            "POST",
+            &format!("/element/{e}/click"),
+            Some(serde_json::json!({})),
+        );
+    }
+
+    /// Types `text` into the element, key by key.
+    fn type_into(&self, css: &str, text: &str) {
+        let e = self.element(css);
+        self.call(
+            "POST",
+            &format!("/element/{e}/value"),
+            Some(serde_json::json!({ "text": text })),
+        );
+    }
+
+    fn url(&self) -> String {
+        self.call("GET", "/url", None).as_str().unwrap().to_string()
+    }
+
+    /// The page's DOM as HTML.
+    fn source(&self) -> String {
+        self.call("GET", "/source", None)
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn screenshot(&self) -> Vec<u8> {
+        let b64 = self.call("GET", "/screenshot", None);
+        data_encoding::BASE64
+            .decode(b64.as_str().unwrap().as_bytes())
+            .unwrap()
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // Ends chromium; the driver is killed after.
+        let s = std::panic::AssertUnwindSafe(&self.session);
+        let _ = std::panic::catch_unwind(|| webdriver("DELETE", &s, None));
+    }
+}
+
+/// The first of `names` found on PATH, as a full path (chromedriver wants
+/// one for the browser).
+fn program(names: &[&str], why: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    names
+        .iter()
+        .flat_map(|n| std::env::split_paths(&path).map(move |d| d.join(n)))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{} is not installed ({why})", names[0]))
+}
+
+/// The search page in Debian's chromium, driven through chromedriver as a
+/// user would: the form is loaded, the query typed into its text field,
+/// "concordance" and "by right context" chosen, the form submitted with
+/// its button; the resulting page holds the expected concordance rows,
+/// escaped. A screenshot for the README when SEARCH_SCREENSHOT names a
+/// file.
 #[test]
 fn the_search_page_in_a_headless_browser() {
-    let chromium = ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .expect("chromium is not installed (.ci/run installs it)");
+    let chromium = program(
+        &["chromium", "chromium-browser"],
+        ".ci/run installs chromium",
+    );
+    let chromedriver = program(&["chromedriver"], ".ci/run installs chromium-driver");
     let c = small_corpus();
     // A page whose text holds markup, to see it escaped, verified after
     // the index was made (so logged, as nlpc-vrfy logs it).
@@ -473,36 +698,26 @@ fn the_search_page_in_a_headless_browser() {
             break u.trim().to_string();
         }
     };
-    let profile = c.tmp.path().join("chromium");
-    let browse = |args: &[&str]| {
-        let o = Command::new(chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                // Nothing but the loopback page: no background requests,
-                // and every host but 127.0.0.1, the page's, fails to
-                // resolve, so nothing can leave the machine.
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-            ])
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "chromium: {}", stderr(&o));
-        stdout(&o)
-    };
-    let front = browse(&["--dump-dom", &base]);
+    let b = Browser::start(&chromium, &chromedriver, &c.tmp.path().join("chromium"));
+    b.go(&base);
+    let front = b.source();
     assert!(
         front.contains("<form action=\"/search\" method=\"get\">"),
         "{front}"
     );
-    let q = format!("{base}search?q=z%C4%81le&mode=kwic&sort=right");
-    let dom = browse(&["--dump-dom", &q]);
+    b.type_into("form input[name=q]", "zāle");
+    b.click("form select[name=mode] option[value=kwic]");
+    b.click("form select[name=sort] option[value=right]");
+    b.click("form input[type=submit]");
+    wait_until(Duration::from_secs(30), "the results page", || {
+        b.url().contains("/search?")
+    });
+    // What was typed and chosen is what the form sent.
+    assert_eq!(
+        b.url(),
+        format!("{base}search?q=z%C4%81le&mode=kwic&sort=right")
+    );
+    let dom = b.source();
     for row in [
         "<td class=\"left\">Zāle ir zaļa.</td><td class=\"hit\"><a href=\"http://a.test/\">Zāle</a></td><td class=\"right\">aug ātri.</td>",
         "<td class=\"left\">Suns ēd zāli.</td><td class=\"hit\"><a href=\"http://b.test/\">Zāle</a></td><td class=\"right\">ir mīksta.</td>",
@@ -511,14 +726,15 @@ fn the_search_page_in_a_headless_browser() {
         assert!(dom.contains(row), "row {row} missing from {dom}");
     }
     assert!(!dom.contains("<b>nav"), "page text not escaped");
+    // The answer page keeps the query in its form.
+    assert!(
+        dom.contains("name=\"q\" size=\"50\" value=\"zāle\""),
+        "{dom}"
+    );
     if let Some(shot) = std::env::var_os("SEARCH_SCREENSHOT") {
-        let shot = PathBuf::from(shot);
-        browse(&[
-            "--window-size=900,420",
-            &format!("--screenshot={}", shot.display()),
-            &q,
-        ]);
-        assert!(shot.exists());
+        let png = b.screenshot();
+        assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+        std::fs::write(&shot, png).unwrap();
     }
 }
 

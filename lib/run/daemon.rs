@@ -295,6 +295,25 @@ impl Daemon {
         inputs: &[State],
         mut step: impl FnMut(&Daemon) -> Result<usize>,
     ) -> Result<()> {
+        self.run_on(
+            wake::mask(inputs),
+            &mut (),
+            |_, d| step(d),
+            |_, d| d.waiting(inputs),
+        )
+    }
+
+    /// [`Daemon::run`] for a daemon whose input is what the wake-up `mask`
+    /// names (states, or [`wake::CHANGES`]): `step` works on `work`, and
+    /// `waiting` says whether input is there, which an idle daemon asks
+    /// after arming its wake-up and before sleeping.
+    pub fn run_on<T>(
+        &self,
+        mask: u32,
+        work: &mut T,
+        mut step: impl FnMut(&mut T, &Daemon) -> Result<usize>,
+        waiting: impl Fn(&T, &Daemon) -> Result<bool>,
+    ) -> Result<()> {
         info!("started, database {}", self.common.db.display());
         loop {
             if self.signals.stopping() {
@@ -303,14 +322,14 @@ impl Daemon {
             // A panic that escapes the per-record containment (one in a
             // write transaction) ends the daemon, but counts against the
             // records it held. The step's state is dropped with it.
-            let n = match catch_panic("", || step(self)) {
+            let n = match catch_panic("", || step(work, self)) {
                 Ok(n) => n?,
                 Err(why) => return Err(self.failed(why)),
             };
             if n > 0 {
                 continue;
             }
-            if self.common.once || self.idle(inputs)? {
+            if self.common.once || self.idle_on(mask, || waiting(work, self))? {
                 break;
             }
             self.reclaim()?;
@@ -325,9 +344,16 @@ impl Daemon {
     /// [`crate::store::wake`]); where no wake-up socket can be made, it
     /// reads its input's counters every [`WAKE_CHECK`] instead.
     pub fn idle(&self, inputs: &[State]) -> Result<bool> {
+        self.idle_on(wake::mask(inputs), || self.waiting(inputs))
+    }
+
+    /// [`Daemon::idle`] for the input a wake-up `mask` names, `waiting`
+    /// saying whether it is there (0: no input to wait for; the daemon
+    /// sleeps `--use-interval`).
+    pub fn idle_on(&self, mask: u32, waiting: impl Fn() -> Result<bool>) -> Result<bool> {
         let end = std::time::Instant::now() + self.common.interval;
-        if !inputs.is_empty() && self.wake_fd(inputs).is_some() {
-            return self.sleep(inputs, end);
+        if mask != 0 && self.wake_fd_mask(mask).is_some() {
+            return self.sleep(&waiting, end);
         }
         loop {
             let left = end.saturating_duration_since(std::time::Instant::now());
@@ -337,7 +363,7 @@ impl Daemon {
             if self.signals.wait(left.min(WAKE_CHECK)) {
                 return Ok(true);
             }
-            if !inputs.is_empty() && self.waiting(inputs)? {
+            if mask != 0 && waiting()? {
                 return Ok(false);
             }
         }
@@ -349,12 +375,16 @@ impl Daemon {
     /// that poll it must look at their input after each wake-up, since
     /// wake-ups are not counted; [`Daemon::drain_wake`] empties it.
     pub fn wake_fd(&self, inputs: &[State]) -> Option<std::os::fd::RawFd> {
-        let m = wake::mask(inputs);
+        self.wake_fd_mask(wake::mask(inputs))
+    }
+
+    /// [`Daemon::wake_fd`] for a wake-up mask.
+    fn wake_fd_mask(&self, m: u32) -> Option<std::os::fd::RawFd> {
         let mut slot = self.wake.borrow_mut();
         if slot.as_ref().is_none_or(|(had, _)| *had != m) {
             // Drop the old socket before binding the new one of this pid.
             *slot = None;
-            let made = Waiter::bind(&self.common.db, inputs)
+            let made = Waiter::bind_mask(&self.common.db, m)
                 .map_err(|e| format!("{}: {e}", self.common.db.join(wake::DIR).display()))
                 .and_then(|waiter| {
                     // SAFETY: the set is valid; -1 asks for a new descriptor.
@@ -402,11 +432,11 @@ impl Daemon {
 
     /// [`Daemon::idle`] with a wake-up socket: sleeps in poll(2) on it and
     /// on the stop signals until `end`.
-    fn sleep(&self, inputs: &[State], end: std::time::Instant) -> Result<bool> {
+    fn sleep(&self, waiting: &dyn Fn() -> Result<bool>, end: std::time::Instant) -> Result<bool> {
         // Emptied before looking, so a commit after the look wakes the
         // poll below, and one before it is seen by the look.
         self.drain_wake();
-        if self.waiting(inputs)? {
+        if waiting()? {
             // Work is there that the step just left (its servers rest, its
             // addresses are taken), or that came meanwhile: look again
             // soon, as without wake-ups, rather than spin or sleep long.

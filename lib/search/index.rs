@@ -9,6 +9,11 @@
 //! batch, and a page applied twice is replaced, never doubled. Then it
 //! trims the log up to the cursor, which bounds the log by what the index
 //! has not yet read.
+//!
+//! An idle nlpc-index sleeps on its wake-up socket for the change log
+//! (`store::wake::CHANGES`): every commit that logs a change (nlpc-vrfy's
+//! verdicts, nlpc-up's removals) wakes it at once; `--use-interval` stays
+//! the longest it waits when a wake-up is lost or cannot be had.
 
 use std::path::PathBuf;
 
@@ -136,6 +141,12 @@ impl Indexer {
     /// The cursor: the last change applied.
     pub fn cursor(&self) -> u64 {
         self.cursor
+    }
+
+    /// True when the log holds a change after the cursor: what an idle
+    /// nlpc-index looks at after arming its wake-up, before it sleeps.
+    pub fn pending(&self, store: &Store) -> Result<bool> {
+        Ok(!store.read()?.changes_after(self.cursor, 1)?.is_empty())
     }
 
     fn commit(&mut self, cursor: u64) -> Result<()> {

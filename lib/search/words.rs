@@ -4,6 +4,8 @@
 //! without diacritics. The same function splits text for the index, for
 //! queries and for concordances, so a hit is found where it was indexed.
 
+use std::rc::Rc;
+
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -52,28 +54,203 @@ fn fold_char(c: char) -> char {
 
 /// The normal form of one word: lower-cased, folded when `fold`.
 pub fn normalise(w: &str, fold: bool) -> String {
-    let lower = w.to_lowercase();
-    if fold {
-        lower.chars().map(fold_char).collect()
+    let mut out = String::with_capacity(w.len());
+    normalise_into(w, fold, &mut out);
+    out
+}
+
+/// [`normalise`] into `out` (cleared first), so a token stream reuses one
+/// buffer instead of allocating a string a word.
+pub fn normalise_into(w: &str, fold: bool, out: &mut String) {
+    out.clear();
+    if w.is_ascii() {
+        // Most words of most texts: nothing to fold, and ASCII's case
+        // rule is a byte's.
+        out.push_str(w);
+        out.make_ascii_lowercase();
+    } else if w.contains('Σ') {
+        // Σ lower-cases by its place in the word (σ or ς), which only
+        // str::to_lowercase knows.
+        let lower = w.to_lowercase();
+        if fold {
+            out.extend(lower.chars().map(fold_char));
+        } else {
+            out.push_str(&lower);
+        }
     } else {
-        lower
+        // Otherwise str::to_lowercase is this, char by char.
+        for c in w.chars() {
+            for l in c.to_lowercase() {
+                out.push(if fold { fold_char(l) } else { l });
+            }
+        }
     }
+}
+
+/// Spaces that split a text into chunks: ASCII blanks, tab and line
+/// ends, at which UAX #29 always has a boundary next to a letter or digit.
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+/// A letter of UAX #29's ALetter class known without its tables: ASCII
+/// letters and digits, and the letters of Latin-1 and Latin Extended-A
+/// and B (U+00C0 to U+024F but × and ÷), which Latvian, Lithuanian and
+/// the Western European languages are written in.
+fn is_plain_letter(c: char) -> bool {
+    c.is_ascii_alphanumeric() || (('\u{c0}'..='\u{24f}').contains(&c) && c != '×' && c != '÷')
+}
+
+/// Calls `f` with the start and text of each word of `text`, as
+/// `unicode_word_indices` finds them, in order. A chunk between blanks
+/// made only of plain letters and digits is one word by the rules
+/// (WB5, WB8 to WB10 join them; nothing joins them to a blank), so it is
+/// taken as it is; the rest, runs of other chunks, goes to the UAX #29
+/// segmenter. Such a run starts at a chunk that begins with an ASCII
+/// character (no rule joins it to the blank before), else just after the
+/// last plain word, so the rules that attach marks to a blank (WB4) see
+/// what they would in the whole text; it ends before the blanks that
+/// precede a plain word, where only blanks' own segments could differ.
+pub fn uax29_words<'t>(text: &'t str, mut f: impl FnMut(usize, &'t str)) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    // Where the pending run of other chunks starts.
+    let mut run: Option<usize> = None;
+    // Just after the last plain word.
+    let mut after_plain = 0;
+    let segment = |from: usize, to: usize, f: &mut dyn FnMut(usize, &'t str)| {
+        for (start, w) in text[from..to].unicode_word_indices() {
+            f(from + start, w);
+        }
+    };
+    while i < b.len() {
+        let blanks = i;
+        while i < b.len() && is_blank(b[i]) {
+            i += 1;
+        }
+        if i == b.len() {
+            break;
+        }
+        let start = i;
+        while i < b.len() && !is_blank(b[i]) {
+            i += 1;
+        }
+        // Blanks are ASCII, so start and i are on char boundaries.
+        let chunk = &text[start..i];
+        if chunk.chars().all(is_plain_letter) {
+            if let Some(from) = run.take() {
+                segment(from, blanks, &mut f);
+            }
+            f(start, chunk);
+            after_plain = i;
+        } else if run.is_none() {
+            run = Some(if b[start].is_ascii() {
+                start
+            } else {
+                after_plain
+            });
+        }
+    }
+    if let Some(from) = run {
+        segment(from, b.len(), &mut f);
+    }
+}
+
+/// One text cut into words: each word's place and its lower-cased form
+/// (all forms in one string), so the folded field can be made from the
+/// exact field's words without cutting the text again.
+struct Split {
+    /// The text cut, to know it again.
+    text: String,
+    words: Vec<Cut>,
+    /// The lower-cased words, one after another.
+    norms: String,
+}
+
+/// One word of a [`Split`].
+struct Cut {
+    pos: usize,
+    start: usize,
+    end: usize,
+    /// Where its form ends in `norms` (it starts where the last one ended).
+    norm_end: usize,
+}
+
+impl Split {
+    /// Cuts `text` at UAX #29 word boundaries; words longer than
+    /// [`MAX_WORD`] are skipped but keep their position, so phrases never
+    /// join across them.
+    fn new(text: &str) -> Split {
+        let mut words = Vec::with_capacity(text.len() / 6);
+        let mut norms = String::with_capacity(text.len());
+        let mut one = String::new();
+        let mut pos = 0;
+        uax29_words(text, |start, w| {
+            if w.len() <= MAX_WORD {
+                normalise_into(w, false, &mut one);
+                norms.push_str(&one);
+                words.push(Cut {
+                    pos,
+                    start,
+                    end: start + w.len(),
+                    norm_end: norms.len(),
+                });
+            }
+            pos += 1;
+        });
+        Split {
+            text: text.to_string(),
+            words,
+            norms,
+        }
+    }
+}
+
+/// How many of the exact tokenizer's last splits a thread keeps: a
+/// document's title and text, which tantivy tokenizes (fields in schema
+/// order) just before their folded copies.
+const KEPT: usize = 2;
+
+thread_local! {
+    /// The exact tokenizer's last splits on this thread, which the folding
+    /// tokenizer takes when it is given the same text: each text is cut
+    /// and lower-cased once for both fields.
+    static LAST: std::cell::RefCell<Vec<Rc<Split>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The split of `text`: for the exact field made and kept; for the folded
+/// field taken from what was kept when it is the same text, else made.
+fn split_of(text: &str, fold: bool) -> Rc<Split> {
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if fold {
+            if let Some(s) = last.iter().find(|s| s.text == text) {
+                return s.clone();
+            }
+            return Rc::new(Split::new(text));
+        }
+        let s = Rc::new(Split::new(text));
+        if last.len() >= KEPT {
+            last.remove(0);
+        }
+        last.push(s.clone());
+        s
+    })
 }
 
 /// Calls `f` with each word of `text` in order; words longer than
 /// [`MAX_WORD`] are skipped but keep their position, so phrases never
 /// join across them.
 pub fn each(text: &str, fold: bool, mut f: impl FnMut(usize, Word)) {
-    for (pos, (start, w)) in text.unicode_word_indices().enumerate() {
-        if w.len() > MAX_WORD {
-            continue;
-        }
+    let mut s = Stream::of(Rc::new(Split::new(text)), fold);
+    while s.advance() {
+        let t = s.token();
         f(
-            pos,
+            t.position,
             Word {
-                start,
-                end: start + w.len(),
-                norm: normalise(w, fold),
+                start: t.offset_from,
+                end: t.offset_to,
+                norm: t.text.clone(),
             },
         );
     }
@@ -92,33 +269,55 @@ pub struct Words {
     pub fold: bool,
 }
 
-/// Its token stream: the words of one text, split up front (texts are
-/// bounded by the fetcher's size limit).
+/// Its token stream: the words of one split, folded when asked.
 pub struct Stream {
-    words: std::vec::IntoIter<(usize, Word)>,
+    split: Rc<Split>,
+    next: usize,
+    fold: bool,
     token: Token,
 }
 
-impl Tokenizer for Words {
-    type TokenStream<'a> = Stream;
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> Stream {
+impl Stream {
+    fn of(split: Rc<Split>, fold: bool) -> Stream {
         Stream {
-            words: split(text, self.fold).into_iter(),
+            split,
+            next: 0,
+            fold,
             token: Token::default(),
         }
     }
 }
 
+impl Tokenizer for Words {
+    type TokenStream<'a> = Stream;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Stream {
+        Stream::of(split_of(text, self.fold), self.fold)
+    }
+}
+
 impl TokenStream for Stream {
     fn advance(&mut self) -> bool {
-        let Some((pos, w)) = self.words.next() else {
+        let Some(c) = self.split.words.get(self.next) else {
             return false;
         };
-        self.token.offset_from = w.start;
-        self.token.offset_to = w.end;
-        self.token.position = pos;
-        self.token.text = w.norm;
-        self.token.position_length = 1;
+        let from = match self.next {
+            0 => 0,
+            i => self.split.words[i - 1].norm_end,
+        };
+        self.next += 1;
+        let norm = &self.split.norms[from..c.norm_end];
+        let t = &mut self.token;
+        t.offset_from = c.start;
+        t.offset_to = c.end;
+        t.position = c.pos;
+        t.position_length = 1;
+        t.text.clear();
+        if self.fold && !norm.is_ascii() {
+            // Folding the lower-cased word is folding the word.
+            t.text.extend(norm.chars().map(fold_char));
+        } else {
+            t.text.push_str(norm);
+        }
         true
     }
     fn token(&self) -> &Token {
@@ -142,6 +341,130 @@ mod tests {
         assert_eq!(w, ["ābols", "čūska", "ģīķļņ", "šūž", "e", "pasts"]);
         assert_eq!(normalise("Zāle", true), "zale");
         assert_eq!(normalise("Zāle", false), "zāle");
+    }
+
+    /// The fast paths give what str::to_lowercase (and folding its
+    /// result) gives, final sigma and multi-char lower cases included.
+    #[test]
+    fn normal_forms_match_the_unicode_lower_case() {
+        for w in [
+            "Rīga",
+            "RĪGA",
+            "abc",
+            "ABC",
+            "ΟΔΟΣ",
+            "ΣΑΣ",
+            "İstanbul",
+            "Straße",
+            "ǅemal",
+            "ŽŪŠ",
+            "Ærø",
+            "",
+        ] {
+            let lower = w.to_lowercase();
+            assert_eq!(normalise(w, false), lower, "{w}");
+            let folded: String = lower.chars().map(fold_char).collect();
+            assert_eq!(normalise(w, true), folded, "{w}");
+        }
+    }
+
+    /// The folding tokenizer gives the same tokens whether it takes the
+    /// exact tokenizer's split of the same text or cuts the text itself.
+    #[test]
+    fn the_folded_stream_is_the_same_with_and_without_the_kept_split() {
+        fn tokens(fold: bool, text: &str) -> Vec<(usize, usize, usize, String)> {
+            let mut s = Words { fold }.token_stream(text);
+            let mut v = Vec::new();
+            while s.advance() {
+                let t = s.token();
+                v.push((t.position, t.offset_from, t.offset_to, t.text.clone()));
+            }
+            v
+        }
+        let text = "Zāle ir ZAĻA, bet Šis ŪDENS — ΟΔΟΣ; x";
+        let alone = tokens(true, text);
+        let exact = tokens(false, text);
+        let after = tokens(true, text);
+        assert_eq!(alone, after);
+        assert_eq!(after[0].3, "zale");
+        assert_eq!(exact[0].3, "zāle");
+        assert_eq!(after[2].3, "zala");
+        assert_eq!(after.len(), exact.len());
+        // Another text is not given the kept split.
+        assert_eq!(tokens(true, "Ābols")[0].3, "abols");
+    }
+
+    /// The shortcut finds exactly the words UAX #29 finds, on texts mixed
+    /// from the characters whose rules are tricky: marks and joiners after
+    /// blanks, other spaces, apostrophes, full stops and commas between
+    /// letters and digits, CJK, emoji, regional indicators, Latin letters.
+    #[test]
+    fn the_shortcut_finds_the_words_uax29_finds() {
+        const PARTS: &[&str] = &[
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\u{b}",
+            "\u{3000}",
+            "\u{a0}",
+            "a",
+            "Zāle",
+            "ļ",
+            "ß",
+            "×",
+            "÷",
+            "9",
+            "3.14",
+            "1,5",
+            ".",
+            ",",
+            "'",
+            "’",
+            ":",
+            ";",
+            "_",
+            "-",
+            "\u{301}",
+            "\u{93e}",
+            "\u{200d}",
+            "\u{200b}",
+            "\u{ad}",
+            "日本",
+            "カタ",
+            "ไทย",
+            "👍",
+            "🇱🇻",
+            "e\u{301}",
+            "don't",
+            "U.S.A.",
+            "x_y",
+            "\u{5d0}\"",
+            "ǅ",
+            "ɏ",
+            "ȿ",
+            "Ā",
+            "\u{fe0f}",
+        ];
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            let mut t = String::new();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = (x % 12) as usize;
+            for _ in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                t.push_str(PARTS[(x % PARTS.len() as u64) as usize]);
+            }
+            let want: Vec<(usize, &str)> = t.unicode_word_indices().collect();
+            let mut got = Vec::new();
+            uax29_words(&t, |s, w| got.push((s, w)));
+            assert_eq!(got, want, "{t:?}");
+        }
     }
 
     #[test]

@@ -81,6 +81,8 @@ impl Write<'_> {
         let mut val = [0u8; KEY_LEN + 1];
         val[..KEY_LEN].copy_from_slice(&key.0);
         val[KEY_LEN] = event as u8;
+        // The commit wakes nlpc-index.
+        self.added |= super::wake::CHANGES;
         self.table_put(Table::Changes, &seq.to_be_bytes(), &val)
     }
 

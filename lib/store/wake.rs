@@ -5,10 +5,12 @@
 //! The mechanism is a directory, `wake/` inside the database directory,
 //! holding one Unix datagram socket per waiting process, named
 //! `PID.MASK`: MASK is the hexadecimal set of the states it waits for
-//! (bit N for the state numbered N). After every commit that put a record,
+//! (bit N for the state numbered N; bit 31, [`CHANGES`], for the change
+//! log nlpc-index follows). After every commit that put a record,
 //! unleased, into a state (a new record, a record finished into its next
-//! state, a lease reclaimed), [`crate::store::Write::commit`] sends one
-//! byte to each socket whose mask names that state.
+//! state, a lease reclaimed), or logged a change,
+//! [`crate::store::Write::commit`] sends one byte to each socket whose
+//! mask names that state (or the log).
 //!
 //! Sending never blocks and never fails the writer: the socket is
 //! non-blocking, a full queue (a wake-up is already pending) and a missing
@@ -36,6 +38,11 @@ pub fn mask(states: &[State]) -> u32 {
     states.iter().fold(0, |m, s| m | 1 << (*s as u8 as u32))
 }
 
+/// The bit of a commit that logged a change for the search index
+/// (`store::changes`): no state has a number this high, so it is the
+/// change log's own, and nlpc-index waits on it.
+pub const CHANGES: u32 = 1 << 31;
+
 /// One process's wake-up socket; removed when dropped.
 pub struct Waiter {
     sock: UnixDatagram,
@@ -48,9 +55,14 @@ impl Waiter {
     /// cannot be made or the path is too long for a socket address (about
     /// 100 bytes); the caller then polls.
     pub fn bind(db: &Path, states: &[State]) -> std::io::Result<Waiter> {
+        Waiter::bind_mask(db, mask(states))
+    }
+
+    /// [`Waiter::bind`] for a mask of states and [`CHANGES`].
+    pub fn bind_mask(db: &Path, mask: u32) -> std::io::Result<Waiter> {
         let dir = db.join(DIR);
         fs::create_dir_all(&dir)?;
-        let path = dir.join(format!("{}.{:x}", std::process::id(), mask(states)));
+        let path = dir.join(format!("{}.{mask:x}", std::process::id()));
         // A file under our pid is a dead process's: pids are unique among
         // the living.
         let _ = fs::remove_file(&path);
