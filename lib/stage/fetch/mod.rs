@@ -368,7 +368,7 @@ impl<'d> Fetcher<'d> {
             while let Some(r) = backlog.pop_front() {
                 self.handle(r)?;
                 handled += 1;
-                if handled % HANDLE_SLICE == 0 && !backlog.is_empty() {
+                if handled.is_multiple_of(HANDLE_SLICE) && !backlog.is_empty() {
                     let more = self.client.poll(Duration::ZERO)?;
                     for r in &more {
                         self.gate_done(r);

@@ -28,7 +28,7 @@ impl Fetcher<'_> {
                 // the rest before began, else asked of the writer here.
                 if q.gate.begins(&policy, now)
                     && !crate::web::politeness::gap(addr, policy.polite).is_zero()
-                    && !self.armed.get(&addr).is_some_and(|t| *t >= now)
+                    && self.armed.get(&addr).is_none_or(|t| *t < now)
                 {
                     to_arm.push(addr);
                     break;
