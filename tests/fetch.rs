@@ -1147,3 +1147,77 @@ fn links_are_requested_as_a_browser_sends_them_and_spellings_share_a_record() {
     assert_eq!(urls_in(&st, State::Fresh), want);
     assert_consistent(&st, true);
 }
+
+#[test]
+fn bursts_leave_on_time_while_another_process_holds_the_write_lock() {
+    // nlpc-fetch's transactions run on a writer thread, and each burst is
+    // recorded in the store when the rest before it begins: while another
+    // process holds the database's write lock, bursts still start when
+    // their rests end, politely.
+    let c = Crawl::new();
+    let servers: Vec<Server> = (30..34)
+        .map(|i| Server::start(&format!("127.0.0.{i}")))
+        .collect();
+    let st = c.store();
+    let mut urls = Vec::new();
+    for (i, srv) in servers.iter().enumerate() {
+        for j in 0..16 {
+            let path = format!("/w{j}");
+            srv.route(&path, Reply::html(format!("server {i} page {j}")));
+            let u = srv.url(&format!("w{i}.test"), &path);
+            plant_ready(&st, &u, &srv.ip());
+            urls.push(u);
+        }
+    }
+    drop(st);
+    let polite = Duration::from_millis(400);
+    let mut child = spawn({
+        let mut cmd = c.cmd("nlpc-fetch");
+        cmd.args(["--once", "--fetch-polite", "0.4s", "--fetch-burst", "2"]);
+        cmd
+    });
+    let st = c.store();
+    // A few bursts in, so rests have begun and been committed.
+    wait_until(Duration::from_secs(60), "fetch progress", || {
+        st.read().unwrap().count(State::Fresh, false).unwrap() >= 12
+    });
+    let w = st.write().unwrap();
+    let held = std::time::Instant::now();
+    // The lock is held for three rests: the scenario, not a wait for
+    // something to happen.
+    std::thread::sleep(Duration::from_millis(1200));
+    let released = std::time::Instant::now();
+    drop(w);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    // Every address whose burst began while the lock was held, past the
+    // first 200 ms (by then a fetch loop that commits or leases itself is
+    // stuck on the lock, and no burst leaves after that).
+    let during: Vec<&Server> = servers
+        .iter()
+        .filter(|s| {
+            s.hits()
+                .iter()
+                .any(|h| h.at >= held + Duration::from_millis(200) && h.at < released)
+        })
+        .collect();
+    assert!(
+        !during.is_empty(),
+        "no address was asked anything while another process held the write lock"
+    );
+    for srv in &servers {
+        let hits = srv.hits();
+        for w in hits.windows(3) {
+            let span = w[2].at.duration_since(w[0].at);
+            assert!(
+                span >= polite,
+                "three requests to {} within {:.3}s",
+                srv.addr,
+                secs(span)
+            );
+        }
+    }
+    urls.sort();
+    assert_eq!(urls_in(&st, State::Fresh), urls);
+    assert_consistent(&st, true);
+}

@@ -346,3 +346,30 @@ fn spellings_are_one_record_even_when_hashes_collide() {
     let rd = st.read().unwrap();
     assert_eq!(rd.lookup("http://h.lv/~b").unwrap().unwrap().0, kb);
 }
+
+#[test]
+fn a_batch_goes_on_where_the_last_one_ended_and_wraps_around() {
+    // A stage leases its next batch from where the last one ended, so a
+    // record late in key order is reached while earlier ones keep coming.
+    let c = Crawl::new();
+    let st = c.store();
+    let mut keys: Vec<store::Key> = (0..10)
+        .map(|i| plant_ready(&st, &format!("http://wrap.test/{i}"), "127.0.0.1"))
+        .collect();
+    keys.sort();
+    let lease = Lease { pid: 1, time: 1 };
+    let taken = |from: Option<&store::Key>, n: usize| -> Vec<store::Key> {
+        let mut w = st.write().unwrap();
+        let b = w.lease_from(State::Ready, n, lease, from).unwrap();
+        w.commit().unwrap();
+        b.into_iter().map(|(k, _)| k).collect()
+    };
+    assert_eq!(taken(Some(&keys[5]), 3), keys[5..8].to_vec());
+    // Past the end it goes on from the start, and stops short of where
+    // it began.
+    assert_eq!(
+        taken(Some(&keys[8]), 10),
+        [&keys[8..10], &keys[0..5]].concat()
+    );
+    assert!(taken(Some(&keys[3]), 10).is_empty());
+}

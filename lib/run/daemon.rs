@@ -157,6 +157,9 @@ pub struct Daemon {
     /// of the stop signals, made at the first wait; None inside when they
     /// could not be made (the daemon then polls).
     wake: RefCell<Option<(u32, Option<Wake>)>>,
+    /// Per input state, the key where the last batch ended: the next one
+    /// goes on from there (see `Write::lease_from`).
+    resume: RefCell<Vec<(State, Key)>>,
 }
 
 /// What an idle daemon sleeps on: its wake-up socket and its stop signals.
@@ -200,6 +203,7 @@ impl Daemon {
             store,
             signals,
             failing: Cell::new(0),
+            resume: RefCell::new(Vec::new()),
             wake: RefCell::new(None),
         };
         d.reclaim()?;
@@ -219,9 +223,20 @@ impl Daemon {
     /// transaction and other daemons are not held up by it.
     pub fn lease_batch(&self, state: State, n: usize) -> Result<(Lease, Vec<(Key, Record)>)> {
         let lease = self.lease();
+        let from = self
+            .resume
+            .borrow()
+            .iter()
+            .find(|(s, _)| *s == state)
+            .map(|(_, k)| *k);
         let mut w = self.store.write()?;
-        let batch = w.lease(state, n, lease)?;
+        let batch = w.lease_from(state, n, lease, from.as_ref())?;
         w.commit()?;
+        if let Some((k, _)) = batch.last() {
+            let mut r = self.resume.borrow_mut();
+            r.retain(|(s, _)| *s != state);
+            r.push((state, *k));
+        }
         Ok((lease, batch))
     }
 

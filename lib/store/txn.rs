@@ -496,11 +496,35 @@ impl<'s> Write<'s> {
     /// them to `lease`. They stay in `state`, invisible to other daemons,
     /// until [`Write::finish`] or a reclaim.
     pub fn lease(&mut self, state: State, n: usize, lease: Lease) -> Result<Vec<(Key, Record)>> {
+        self.lease_from(state, n, lease, None)
+    }
+
+    /// [`Write::lease`] from the key `from` on (where the caller's last
+    /// batch ended), then from the start: a record is not passed over for
+    /// ever while records before it keep coming in faster than they are
+    /// taken.
+    pub fn lease_from(
+        &mut self,
+        state: State,
+        n: usize,
+        lease: Lease,
+        from: Option<&Key>,
+    ) -> Result<Vec<(Key, Record)>> {
         let mut keys = Vec::with_capacity(n);
-        walk_index(self.store, &self.txn, index_byte(state, false), None, |k| {
+        let byte = index_byte(state, false);
+        walk_index(self.store, &self.txn, byte, from, |k| {
             keys.push(k);
             Ok(keys.len() < n)
         })?;
+        if let Some(end) = from.filter(|_| keys.len() < n) {
+            walk_index(self.store, &self.txn, byte, None, |k| {
+                if k >= *end {
+                    return Ok(false);
+                }
+                keys.push(k);
+                Ok(keys.len() < n)
+            })?;
+        }
         let mut out = Vec::with_capacity(keys.len());
         for key in keys {
             let mut rec = self

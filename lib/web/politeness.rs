@@ -109,9 +109,14 @@ impl Gate {
         }
     }
 
+    /// True when a request sent now would begin a new burst.
+    pub fn begins(&self, p: &Policy, now: Instant) -> bool {
+        !self.in_burst || self.rested(p, now)
+    }
+
     /// A request was sent; true when it began a new burst.
     pub fn sent(&mut self, p: &Policy, now: Instant) -> bool {
-        let begins = !self.in_burst || self.rested(p, now);
+        let begins = self.begins(p, now);
         if begins {
             self.in_burst = true;
             self.sent = 0;

@@ -38,6 +38,7 @@ mod results;
 mod rules;
 mod stats;
 mod transfer;
+mod writer;
 
 pub use queue::AddrEntry;
 use results::path_and_query;
@@ -156,6 +157,9 @@ struct Stats {
     connections: u64,
 }
 
+/// Answers stored between two looks at the transfers.
+const HANDLE_SLICE: usize = 8;
+
 /// How long an origin is held while a request to it is in flight.
 const BLOCKED: Duration = Duration::from_secs(86_400);
 
@@ -207,6 +211,18 @@ pub struct Fetcher<'d> {
     recent: VecDeque<String>,
     published: Instant,
     figures: figures::Figures,
+    /// The thread that makes the loop's write transactions (while running).
+    writer: Option<writer::Writer>,
+    /// A fill's leases are being taken by the writer.
+    filling: bool,
+    /// Addresses whose next burst is recorded in the store (see
+    /// `queue::ARM_SLACK`): it may start without a transaction until then.
+    armed: HashMap<IpAddr, Instant>,
+    /// Addresses whose burst is being recorded by the writer.
+    arming: HashSet<IpAddr>,
+    /// Rests begun since the last commit: once it is in, the next burst of
+    /// each address is recorded too, till the instant given.
+    rest_arms: Vec<(IpAddr, Instant)>,
 }
 
 /// The key under which nlpc-fetch publishes its figures in `Table::Stats`,
@@ -250,6 +266,11 @@ impl<'d> Fetcher<'d> {
             recent: VecDeque::new(),
             figures: figures::Figures::new(),
             published: Instant::now(),
+            writer: None,
+            filling: false,
+            armed: HashMap::new(),
+            arming: HashSet::new(),
+            rest_arms: Vec::new(),
         })
     }
 
@@ -262,11 +283,21 @@ impl<'d> Fetcher<'d> {
         if n > 0 {
             info!("removed {n} temporary files of killed fetchers");
         }
-        let res = self.main_loop();
-        // Whatever happened, give back what we hold so nothing waits for a
-        // reclaim.
-        self.client.abort_all();
-        let released = self.release_all();
+        let d: &'d Daemon = self.d;
+        let store = &d.store;
+        let (res, released) = std::thread::scope(|scope| {
+            self.writer = Some(writer::Writer::start(scope, store));
+            let res = self.main_loop();
+            // Whatever happened, give back what we hold so nothing waits
+            // for a reclaim.
+            self.client.abort_all();
+            let released = self.release_all();
+            if let Some(w) = self.writer.as_mut() {
+                w.close();
+            }
+            self.writer = None;
+            (res, released)
+        });
         res?;
         released?;
         // The last figures go into the history too.
@@ -283,6 +314,7 @@ impl<'d> Fetcher<'d> {
             if self.d.signals.stopping() {
                 return Ok(());
             }
+            self.take_replies()?;
             let now = Instant::now();
             // Fill every 100 ms, or at once (but not in a tight loop) when
             // an address ran out of work.
@@ -316,12 +348,37 @@ impl<'d> Fetcher<'d> {
             // libcurl's wait then found no socket to poll and slept
             // (strace), the new transfer apparently waiting for the host's
             // one connection.
+            // The next requests of the bursts leave before the answers'
+            // bodies are stored: with hundreds of addresses answering at
+            // once, storing them all first held the second request of a
+            // burst back by tens of milliseconds.
             let answered = !done.is_empty();
-            for r in done {
-                self.gate_done(&r);
-                self.handle(r)?;
+            for r in &done {
+                self.gate_done(r);
             }
             if answered {
+                self.dispatch(Instant::now())?;
+            }
+            // Storing answers takes a while when hundreds come at once:
+            // between every few, what has finished meanwhile is taken in
+            // and the requests politeness allows now leave (the next of a
+            // burst, or a burst whose rest ended), rather than after all.
+            let mut backlog: VecDeque<Response> = done.into();
+            let mut handled = 0usize;
+            while let Some(r) = backlog.pop_front() {
+                self.handle(r)?;
+                handled += 1;
+                if handled.is_multiple_of(HANDLE_SLICE) && !backlog.is_empty() {
+                    let more = self.client.poll(Duration::ZERO)?;
+                    for r in &more {
+                        self.gate_done(r);
+                    }
+                    self.dispatch(Instant::now())?;
+                    backlog.extend(more);
+                }
+            }
+            if answered {
+                self.take_replies()?;
                 self.dispatch(Instant::now())?;
             }
             if self.outcomes.len() >= 256
@@ -337,6 +394,12 @@ impl<'d> Fetcher<'d> {
             }
             if self.client.in_flight() == 0 && self.queued() == 0 && self.robots_redirects() == 0 {
                 self.commit()?;
+                // Idle: whatever the writer was given is in before the
+                // database is asked what is left.
+                self.settle()?;
+                if self.queued() > 0 {
+                    continue;
+                }
                 if self.input_left()? {
                     if self.fill_leased {
                         // Work is waiting in the database: look for it soon.
@@ -354,6 +417,53 @@ impl<'d> Fetcher<'d> {
                     return Ok(());
                 }
                 self.d.reclaim()?;
+            }
+        }
+    }
+
+    /// The writer, while the fetcher runs.
+    fn writer(&mut self) -> Result<&mut writer::Writer> {
+        self.writer
+            .as_mut()
+            .ok_or_else(|| crate::error::Error::Input("nlpc-fetch: no database writer".into()))
+    }
+
+    /// Takes in what the writer has done so far.
+    fn take_replies(&mut self) -> Result<()> {
+        let Some(w) = self.writer.as_mut() else {
+            return Ok(());
+        };
+        for r in w.ready()? {
+            self.apply(r);
+        }
+        Ok(())
+    }
+
+    /// Waits till the writer has done everything it was given.
+    fn settle(&mut self) -> Result<()> {
+        while let Some(w) = self.writer.as_mut() {
+            if w.pending() == 0 {
+                break;
+            }
+            if let Some(r) = w.next(Duration::from_secs(1))? {
+                self.apply(r);
+            }
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, r: writer::Reply) {
+        match r {
+            writer::Reply::Leased(l) => self.take_leased(l),
+            writer::Reply::Committed(arms) | writer::Reply::Armed(arms) => {
+                for (addr, through) in arms {
+                    self.arming.remove(&addr);
+                    // An address that left meanwhile is recorded afresh
+                    // when it comes back.
+                    if self.addrs.contains_key(&addr) {
+                        self.armed.insert(addr, through);
+                    }
+                }
             }
         }
     }

@@ -93,6 +93,10 @@ impl Fetcher<'_> {
     /// the last pass stopped.
     pub(super) fn fill(&mut self) -> Result<()> {
         let policy = self.cfg.policy;
+        if self.filling {
+            // One fill at a time: the last one's leases are still coming.
+            return Ok(());
+        }
         let unspecified = IpAddr::from([0, 0, 0, 0]);
         let mut wanted: Vec<(Key, State, IpAddr)> = Vec::new();
         self.fill_leased = false;
@@ -177,55 +181,35 @@ impl Fetcher<'_> {
         if wanted.is_empty() {
             return Ok(());
         }
+        // The leases are taken by the writer thread; the loop goes on and
+        // queues the records when they come (`take_leased`).
         let lease = self.d.lease();
         self.claim.time = clock::real_now();
-        let mut w = self.d.store.write()?;
-        // Addresses new to this fetcher: claimed here, unless another live
-        // fetcher serves them; then their records are left for it.
-        let mut rests: HashMap<IpAddr, Option<u64>> = HashMap::new();
-        let mut got = Vec::new();
-        for (k, state, addr) in wanted {
-            if !self.addrs.contains_key(&addr) && !addr.is_unspecified() {
-                let until = match rests.get(&addr) {
-                    Some(u) => *u,
-                    None => {
-                        let e = AddrEntry::get(&w, &addr)?;
-                        let taken = e
-                            .owner
-                            .is_some_and(|o| o.pid != self.claim.pid && lease_owner_alive(o));
-                        // An address resting past the horizon is left
-                        // alone, and its records in the store, till then.
-                        let rest = rest_wait(e.until, clock::real_now_ms());
-                        let far = rest > HORIZON;
-                        if far && !taken {
-                            self.far_addrs.insert(addr, Instant::now() + rest);
-                        }
-                        let u = (!taken && !far).then_some(e.until);
-                        if u.is_some() {
-                            let mine = AddrEntry {
-                                until: e.until,
-                                owner: Some(self.claim),
-                            };
-                            mine.put(&mut w, &addr)?;
-                        }
-                        rests.insert(addr, u);
-                        u
-                    }
-                };
-                if until.is_none() {
-                    continue;
-                }
-            }
-            if let Some(rec) = w.lease_key(&k, state, lease)? {
-                let low = self.cfg.yield_rule.low_host(&w, rec.host())?;
-                got.push((addr, Job { key: k, rec, lease }, low));
-            }
-        }
-        w.commit()?;
-        self.fill_leased = !got.is_empty();
+        let known: HashSet<IpAddr> = self.addrs.keys().copied().collect();
+        let (claim, yield_rule) = (self.claim, self.cfg.yield_rule);
+        // Rests recorded before (an address that left, unclaimed) go in
+        // first: the writer keeps the order, so a claim made now stands.
+        self.commit()?;
+        self.filling = true;
+        self.writer()?.send(Box::new(move |store| {
+            lease_wanted(store, wanted, known, claim, lease, yield_rule, policy)
+                .map(writer::Reply::Leased)
+        }))
+    }
+
+    /// Queues the records the writer leased for a fill.
+    pub(super) fn take_leased(&mut self, l: Leased) {
+        self.filling = false;
+        self.fill_leased = !l.got.is_empty();
         let now = Instant::now();
         let now_ms = clock::real_now_ms();
-        for (addr, job, low) in got {
+        for (addr, rest) in l.far {
+            self.far_addrs.insert(addr, now + rest);
+        }
+        for (addr, through) in l.armed {
+            self.armed.insert(addr, through);
+        }
+        for (addr, job, low) in l.got {
             // A host whose pages are rarely accepted (--yield-min): set
             // aside unfetched, with the figures that decided it.
             if let Some(why) = low {
@@ -256,9 +240,17 @@ impl Fetcher<'_> {
                 self.push_outcome(job, r, Vec::new(), None);
                 continue;
             }
+            let claimed = l.rests.get(&addr).copied().flatten();
+            if !self.addrs.contains_key(&addr) && claimed.is_none() {
+                // The address left this fetcher while the leases were
+                // taken, its rest recorded unclaimed: the record goes back
+                // as it was, for a later fill to claim the address again.
+                let r = job.rec.clone();
+                self.push_outcome(job, r, Vec::new(), None);
+                continue;
+            }
             let q = self.addrs.entry(addr).or_insert_with(|| {
-                let until = rests.get(&addr).copied().flatten().unwrap_or(0);
-                let wait = rest_wait(until, now_ms);
+                let wait = rest_wait(claimed.unwrap_or(0), now_ms);
                 AddrQueue {
                     gate: Gate::new(addr, now + wait),
                     jobs: VecDeque::new(),
@@ -268,7 +260,6 @@ impl Fetcher<'_> {
             });
             q.jobs.push_back(job);
         }
-        Ok(())
     }
 
     /// The robots.txt rules of `origin`, if known and fresh: from memory,
@@ -340,10 +331,6 @@ impl Fetcher<'_> {
             return Ok(());
         }
         let now_ms = clock::real_now_ms();
-        let mut w = self.d.store.write()?;
-        for j in &parked {
-            w.finish(&j.key, &j.rec, j.lease)?;
-        }
         // Addresses left idle leave; their rest is kept for the next fill.
         let idle: Vec<IpAddr> = self
             .addrs
@@ -353,6 +340,7 @@ impl Fetcher<'_> {
             })
             .map(|(a, _)| *a)
             .collect();
+        let mut entries = Vec::new();
         for a in idle {
             if let Some(q) = self.addrs.remove(&a) {
                 let rest = q.gate.next_start().saturating_duration_since(now);
@@ -360,13 +348,23 @@ impl Fetcher<'_> {
                     until: now_ms + rest.as_millis() as u64,
                     owner: None,
                 };
-                e.put(&mut w, &a)?;
+                entries.push((a, e));
                 self.rests.remove(&a);
+                self.armed.remove(&a);
             }
         }
-        w.commit()?;
-        debug!("gave back {} records that must wait", parked.len());
-        Ok(())
+        debug!("giving back {} records that must wait", parked.len());
+        self.writer()?.send(Box::new(move |store| {
+            let mut w = store.write()?;
+            for j in &parked {
+                w.finish(&j.key, &j.rec, j.lease)?;
+            }
+            for (a, e) in &entries {
+                e.put(&mut w, a)?;
+            }
+            w.commit()?;
+            Ok(writer::Reply::Committed(Vec::new()))
+        }))
     }
 
     /// With `--once`: true when every unleased record left is waiting past
@@ -456,6 +454,11 @@ impl Fetcher<'_> {
         if self.want_fill {
             w = w.min(Duration::from_millis(2));
         }
+        // The writer's replies wake nothing: look for them often while
+        // some are due (leases to queue, bursts recorded).
+        if self.writer.as_ref().is_some_and(|wr| wr.pending() > 0) {
+            w = w.min(Duration::from_millis(2));
+        }
         // Also while requests are in flight: a burst due meanwhile leaves
         // on time rather than at the next answer. A burst already due that
         // did not leave waits for something else (its robots.txt, a
@@ -472,6 +475,105 @@ impl Fetcher<'_> {
         }
         w
     }
+}
+
+/// What the writer leased for a fill.
+pub(super) struct Leased {
+    /// The records, by address, with the low-yield verdict of their host.
+    got: Vec<(IpAddr, Job, Option<String>)>,
+    /// Addresses claimed (with the end of their rest, Unix ms) or left to
+    /// another fetcher (None).
+    rests: HashMap<IpAddr, Option<u64>>,
+    /// Addresses resting past the horizon, and for how long.
+    far: Vec<(IpAddr, Duration)>,
+    /// Addresses whose first burst is recorded, till when it may start.
+    armed: Vec<(IpAddr, Instant)>,
+}
+
+/// How late a burst may start after the instant it was recorded for
+/// without being recorded again: the stored rest runs this much longer
+/// than the gap, so a burst recorded ahead (when the rest before it began)
+/// needs no transaction when it starts. A fetcher killed and restarted
+/// waits that much longer than it must, never less.
+pub(super) const ARM_SLACK: Duration = Duration::from_secs(1);
+
+/// The stored end of the rest that covers a burst starting no later than
+/// `start_ms` + [`ARM_SLACK`] (Unix ms).
+pub(super) fn armed_until(addr: IpAddr, start_ms: u64, polite: Duration) -> u64 {
+    let gap = crate::web::politeness::gap(addr, polite);
+    start_ms
+        .saturating_add(gap.as_millis() as u64)
+        .saturating_add(ARM_SLACK.as_millis() as u64)
+}
+
+/// The writer's part of a fill: claims the addresses new to this fetcher
+/// (unless another live fetcher serves them), recording their first burst,
+/// and leases the records.
+fn lease_wanted(
+    store: &crate::store::Store,
+    wanted: Vec<(Key, State, IpAddr)>,
+    known: HashSet<IpAddr>,
+    claim: Lease,
+    lease: Lease,
+    yield_rule: crate::store::harvest::Rule,
+    policy: Policy,
+) -> Result<Leased> {
+    let mut out = Leased {
+        got: Vec::new(),
+        rests: HashMap::new(),
+        far: Vec::new(),
+        armed: Vec::new(),
+    };
+    let now = Instant::now();
+    let now_ms = clock::real_now_ms();
+    let mut w = store.write()?;
+    for (k, state, addr) in wanted {
+        if !known.contains(&addr) && !addr.is_unspecified() {
+            let until = match out.rests.get(&addr) {
+                Some(u) => *u,
+                None => {
+                    let e = AddrEntry::get(&w, &addr)?;
+                    let taken = e
+                        .owner
+                        .is_some_and(|o| o.pid != claim.pid && lease_owner_alive(o));
+                    // An address resting past the horizon is left
+                    // alone, and its records in the store, till then.
+                    let rest = rest_wait(e.until, now_ms);
+                    let far = rest > HORIZON;
+                    if far && !taken {
+                        out.far.push((addr, rest));
+                    }
+                    let u = (!taken && !far).then_some(e.until);
+                    if u.is_some() {
+                        // The first burst is recorded now, with the claim.
+                        let gap = crate::web::politeness::gap(addr, policy.polite);
+                        let until = if gap.is_zero() {
+                            e.until
+                        } else {
+                            out.armed.push((addr, now + rest + ARM_SLACK));
+                            armed_until(addr, e.until.max(now_ms), policy.polite)
+                        };
+                        let mine = AddrEntry {
+                            until,
+                            owner: Some(claim),
+                        };
+                        mine.put(&mut w, &addr)?;
+                    }
+                    out.rests.insert(addr, u);
+                    u
+                }
+            };
+            if until.is_none() {
+                continue;
+            }
+        }
+        if let Some(rec) = w.lease_key(&k, state, lease)? {
+            let low = yield_rule.low_host(&w, rec.host())?;
+            out.got.push((addr, Job { key: k, rec, lease }, low));
+        }
+    }
+    w.commit()?;
+    Ok(out)
 }
 
 #[cfg(test)]

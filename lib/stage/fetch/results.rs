@@ -396,43 +396,22 @@ impl Fetcher<'_> {
         )))
     }
 
-    /// Commits every finished record, its new links and history, and the
-    /// addresses' rests, in one transaction.
+    /// Hands every finished record, its new links and history, and the
+    /// addresses' rests to the writer, to be committed in one transaction.
     pub(super) fn commit(&mut self) -> Result<()> {
         if self.outcomes.is_empty() && self.rests.is_empty() {
             return Ok(());
         }
-        let mut w = self.d.store.write()?;
-        let mut rejected = Vec::new();
-        for o in &self.outcomes {
-            if !w.finish(&o.job.key, &o.rec, o.job.lease)? {
-                debug!("{}: lease lost, result dropped", o.rec.url);
-                continue;
-            }
-            if o.rec.state == State::Rejected {
-                rejected.push(o.job.key);
-            }
-            for n in &o.inserts {
-                if let Err(why) = scope::insert(&mut w, n, &self.cfg.admit)? {
-                    info!("{}: redirect target {}: {why}", o.rec.url, n.url);
-                }
-            }
-            if let Some((k, v)) = &o.history {
-                w.table_put(Table::History, k, v)?;
-            }
-        }
-        for (addr, e) in &self.rests {
-            e.put(&mut w, addr)?;
-        }
-        w.commit()?;
-        // A REJECTED page's body is not kept (see store::sched::forget_body).
-        for key in &rejected {
-            self.cache.remove(key)?;
-        }
-        self.outcomes.clear();
-        self.rests.clear();
+        let outcomes = std::mem::take(&mut self.outcomes);
+        let rests: Vec<(IpAddr, AddrEntry)> = self.rests.drain().collect();
+        let arms = std::mem::take(&mut self.rest_arms);
+        let admit = self.cfg.admit.clone();
+        let cache = self.cache.clone();
         self.last_commit = Instant::now();
-        Ok(())
+        self.writer()?.send(Box::new(move |store| {
+            commit_outcomes(store, &outcomes, &rests, &admit, &cache)?;
+            Ok(writer::Reply::Committed(arms))
+        }))
     }
 
     /// Returns every record still held, unchanged, to its state.
@@ -449,6 +428,7 @@ impl Fetcher<'_> {
             self.rests.insert(*addr, AddrEntry { until, owner: None });
         }
         self.commit()?;
+        self.settle()?;
         let mut held: Vec<Job> = std::mem::take(&mut self.unfinished);
         for (_, q) in self.addrs.drain() {
             held.extend(q.jobs);
@@ -469,6 +449,45 @@ impl Fetcher<'_> {
         info!("released {} records", held.len());
         Ok(())
     }
+}
+
+/// The writer's commit of results: each record under its lease, the links
+/// of redirects, the history of changed pages, the rests of addresses.
+fn commit_outcomes(
+    store: &crate::store::Store,
+    outcomes: &[Outcome],
+    rests: &[(IpAddr, AddrEntry)],
+    admit: &Filter,
+    cache: &Cache,
+) -> Result<()> {
+    let mut w = store.write()?;
+    let mut rejected = Vec::new();
+    for o in outcomes {
+        if !w.finish(&o.job.key, &o.rec, o.job.lease)? {
+            debug!("{}: lease lost, result dropped", o.rec.url);
+            continue;
+        }
+        if o.rec.state == State::Rejected {
+            rejected.push(o.job.key);
+        }
+        for n in &o.inserts {
+            if let Err(why) = scope::insert(&mut w, n, admit)? {
+                info!("{}: redirect target {}: {why}", o.rec.url, n.url);
+            }
+        }
+        if let Some((k, v)) = &o.history {
+            w.table_put(Table::History, k, v)?;
+        }
+    }
+    for (addr, e) in rests {
+        e.put(&mut w, addr)?;
+    }
+    w.commit()?;
+    // A REJECTED page's body is not kept (see store::sched::forget_body).
+    for key in &rejected {
+        cache.remove(key)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -38,11 +38,15 @@ impl Fetcher<'_> {
             "kinds": self.figures.kinds,
             "slowest": self.figures.slowest(5).iter().map(|(h, ms, n)| serde_json::json!([h, ms, n])).collect::<Vec<_>>(),
         });
-        let mut w = self.d.store.write()?;
-        w.table_put(Table::Stats, STATS_KEY, v.to_string().as_bytes())?;
-        w.commit()?;
         self.published = now;
-        Ok(())
+        // Through the writer: the loop does not wait for the write lock.
+        let v = v.to_string();
+        self.writer()?.send(Box::new(move |store| {
+            let mut w = store.write()?;
+            w.table_put(Table::Stats, STATS_KEY, v.as_bytes())?;
+            w.commit()?;
+            Ok(super::writer::Reply::Committed(Vec::new()))
+        }))
     }
 
     /// `-m`: once a second, what is being fetched and how fast.

@@ -12,6 +12,7 @@ impl Fetcher<'_> {
         let wall = clock::now();
         let mut starting: Vec<IpAddr> = Vec::new();
         let mut requests: Vec<Request> = Vec::new();
+        let mut to_arm: Vec<IpAddr> = Vec::new();
         for addr in addrs {
             while let Some(q) = self.addrs.get_mut(&addr) {
                 let mut policy = self.cfg.policy;
@@ -19,6 +20,17 @@ impl Fetcher<'_> {
                     policy.pipeline = 1;
                 }
                 if !q.gate.may_send(&policy, now) {
+                    break;
+                }
+                // A burst starts only once the store says the address
+                // rests a gap from now (so a fetcher killed mid-burst and
+                // restarted stays polite); that record is made ahead, when
+                // the rest before began, else asked of the writer here.
+                if q.gate.begins(&policy, now)
+                    && !crate::web::politeness::gap(addr, policy.polite).is_zero()
+                    && self.armed.get(&addr).is_none_or(|t| *t < now)
+                {
+                    to_arm.push(addr);
                     break;
                 }
                 // A robots.txt redirect on this address goes first.
@@ -94,46 +106,48 @@ impl Fetcher<'_> {
                 }
             }
         }
+        // A recorded burst is used once.
+        for a in &starting {
+            self.armed.remove(a);
+        }
+        to_arm.retain(|a| !self.arming.contains(a));
+        if !to_arm.is_empty() {
+            self.arm(to_arm)?;
+        }
         if requests.is_empty() {
             return Ok(());
         }
-        // Requests that go on a burst under way leave first: they need no
-        // transaction, and the write below may wait for another daemon's.
-        let (first, later): (Vec<Request>, Vec<Request>) = requests
-            .into_iter()
-            .partition(|r| !starting.contains(&r.addr));
-        let going_on = !first.is_empty();
-        for r in first {
-            debug!("request {} at {}", r.url, r.addr);
-            self.client.start(r)?;
-        }
-        if going_on {
-            self.client.send()?;
-        }
-        // Before a burst leaves, record that the address is resting until
-        // at least its gap from now, so a fetcher killed mid-burst and
-        // restarted does not start another burst at once. An address with
-        // no rest (loopback, politeness 0) needs no record.
-        let polite = self.cfg.policy.polite;
-        starting.retain(|a| !crate::web::politeness::gap(*a, polite).is_zero());
-        if !starting.is_empty() {
-            let now_ms = clock::real_now_ms();
-            let mut w = self.d.store.write()?;
-            for addr in &starting {
-                let rest = crate::web::politeness::gap(*addr, polite);
-                let e = AddrEntry {
-                    until: now_ms + rest.as_millis() as u64,
-                    owner: Some(self.claim),
-                };
-                e.put(&mut w, addr)?;
-            }
-            w.commit()?;
-        }
-        for r in later {
+        for r in requests {
             debug!("request {} at {}", r.url, r.addr);
             self.client.start(r)?;
         }
         self.client.send()
+    }
+
+    /// Asks the writer to record that each of `addrs` rests a gap (and
+    /// [`queue::ARM_SLACK`]) from now, so a burst may start there.
+    fn arm(&mut self, addrs: Vec<IpAddr>) -> Result<()> {
+        // Rests recorded before go in first, so this record stands.
+        self.commit()?;
+        self.arming.extend(addrs.iter().copied());
+        let (claim, polite) = (self.claim, self.cfg.policy.polite);
+        self.writer()?.send(Box::new(move |store| {
+            let now = Instant::now();
+            let now_ms = clock::real_now_ms();
+            let mut w = store.write()?;
+            for a in &addrs {
+                let e = AddrEntry {
+                    until: queue::armed_until(*a, now_ms, polite),
+                    owner: Some(claim),
+                };
+                e.put(&mut w, a)?;
+            }
+            w.commit()?;
+            let through = now + queue::ARM_SLACK;
+            Ok(writer::Reply::Armed(
+                addrs.into_iter().map(|a| (a, through)).collect(),
+            ))
+        }))
     }
 
     /// A robots.txt request on `addr`, counted in its burst.
@@ -219,9 +233,21 @@ impl Fetcher<'_> {
             let was = q.gate.in_burst();
             q.gate.finished(&policy, now, more);
             if was && !q.gate.in_burst() {
+                // The rest is stored as covering the next burst too, when
+                // it starts on time (queue::ARM_SLACK), so that burst needs
+                // no transaction of its own.
                 let rest = q.gate.next_start().saturating_duration_since(now);
+                let start_ms = clock::real_now_ms() + rest.as_millis() as u64;
+                let gap = crate::web::politeness::gap(addr, policy.polite);
+                let until = if gap.is_zero() {
+                    start_ms
+                } else {
+                    self.rest_arms
+                        .push((addr, q.gate.next_start() + queue::ARM_SLACK));
+                    queue::armed_until(addr, start_ms, policy.polite)
+                };
                 let e = AddrEntry {
-                    until: clock::real_now_ms() + rest.as_millis() as u64,
+                    until,
                     owner: Some(self.claim),
                 };
                 self.rests.insert(addr, e);
@@ -274,15 +300,16 @@ impl Fetcher<'_> {
             if q.jobs.is_empty() {
                 self.want_fill = true;
                 if q.robots_redirect.is_none() && q.gate.in_flight() == 0 {
-                    let until = self.rests.get(&addr).map(|e| e.until).unwrap_or_else(|| {
-                        clock::real_now_ms()
-                            + q.gate
-                                .next_start()
-                                .saturating_duration_since(now)
-                                .as_millis() as u64
-                    });
+                    // The rest it is owed, not the longer one recorded for
+                    // a next burst here.
+                    let until = clock::real_now_ms()
+                        + q.gate
+                            .next_start()
+                            .saturating_duration_since(now)
+                            .as_millis() as u64;
                     self.rests.insert(addr, AddrEntry { until, owner: None });
                     self.addrs.remove(&addr);
+                    self.armed.remove(&addr);
                 }
             }
         }

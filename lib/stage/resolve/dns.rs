@@ -160,6 +160,8 @@ pub struct Resolver {
 
 pub(super) struct Inner {
     pub(super) cfg: Config,
+    /// Where the last batch of NEW records ended (`Write::lease_from`).
+    pub(super) resume: Option<crate::store::Key>,
     /// The bursts, rests and concurrency each server gets.
     pub(super) pacing: Policy,
     /// The families to ask for, in order.
@@ -237,6 +239,7 @@ impl Resolver {
                 hosts,
                 cache: HashMap::new(),
                 next_prune: now,
+                resume: None,
                 stats: Stats::default(),
             },
         })

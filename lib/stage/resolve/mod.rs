@@ -257,7 +257,10 @@ pub fn run_batch(
     let mut need: Vec<String> = Vec::new();
     let batch = {
         let mut w = store.write()?;
-        let batch = w.lease(State::New, inner.cfg.batch, lease)?;
+        let batch = w.lease_from(State::New, inner.cfg.batch, lease, inner.resume.as_ref())?;
+        if let Some((k, _)) = batch.last() {
+            inner.resume = Some(*k);
+        }
         let now_ms = clock::real_now_ms();
         let mut asking: HashSet<&str> = HashSet::new();
         for (_, rec) in &batch {
