@@ -54,7 +54,7 @@ pub struct MainText {
 impl MainText {
     /// The blocks, one a line.
     pub fn text(&self) -> String {
-        let mut s = String::new();
+        let mut s = String::with_capacity(self.blocks.iter().map(|b| b.text.len() + 1).sum());
         for b in &self.blocks {
             s.push_str(&b.text);
             s.push('\n');
