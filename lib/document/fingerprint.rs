@@ -39,25 +39,48 @@ impl Fingerprint {
 /// Hash of `text` with white space normalised: two texts that differ only
 /// in line breaks and spacing hash the same.
 pub fn text_hash(text: &str) -> [u8; 16] {
-    // The words go to BLAKE3 through a buffer: an update a word cost more
-    // than the hashing itself. The bytes hashed are the same either way.
+    // The text's words, one space between them, go to BLAKE3 through a
+    // buffer, read a byte at a time (a character at a time only past
+    // ASCII): an update a word, or `split_whitespace`, cost more than the
+    // hashing itself. The bytes hashed are the same.
     let mut h = blake3::Hasher::new();
     let mut buf = [0u8; 4096];
     let mut n = 0;
-    for (i, w) in text.split_whitespace().enumerate() {
-        for part in [if i > 0 { " " } else { "" }, w] {
-            let b = part.as_bytes();
-            if n + b.len() > buf.len() {
-                h.update(&buf[..n]);
-                n = 0;
+    let b = text.as_bytes();
+    let mut pending = false;
+    let mut started = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let (len, space) = if c < 0x80 {
+            // char::is_whitespace in ASCII: tab to carriage return, space.
+            (1, matches!(c, b'\t'..=b'\r' | b' '))
+        } else {
+            // `i` is at a character boundary: it moves a character at a
+            // time.
+            match text.get(i..).and_then(|t| t.chars().next()) {
+                Some(ch) => (ch.len_utf8(), ch.is_whitespace()),
+                None => break,
             }
-            if b.len() > buf.len() {
-                h.update(b);
-            } else {
-                buf[n..n + b.len()].copy_from_slice(b);
-                n += b.len();
-            }
+        };
+        if space {
+            pending = true;
+            i += len;
+            continue;
         }
+        if n + len + 1 > buf.len() {
+            h.update(&buf[..n]);
+            n = 0;
+        }
+        if pending && started {
+            buf[n] = b' ';
+            n += 1;
+        }
+        pending = false;
+        started = true;
+        buf[n..n + len].copy_from_slice(&b[i..i + len]);
+        n += len;
+        i += len;
     }
     h.update(&buf[..n]);
     let mut out = [0; 16];
@@ -78,26 +101,33 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A word's hash, lower-cased as it is hashed (FNV-1a over the UTF-8 of
-/// its lower-case characters), without allocating.
-fn word_hash(w: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a's offset basis and prime.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+/// `h` followed by the UTF-8 of `c` lower-cased, in FNV-1a.
+#[inline]
+fn fnv_lower(mut h: u64, c: char) -> u64 {
+    // ASCII, most letters of most pages, without the case tables.
+    if c.is_ascii() {
+        h ^= u64::from(c.to_ascii_lowercase() as u8);
+        return h.wrapping_mul(FNV_PRIME);
+    }
     let mut buf = [0u8; 4];
-    for c in w.chars() {
-        // ASCII, most letters of most pages, without the case tables.
-        if c.is_ascii() {
-            h ^= u64::from(c.to_ascii_lowercase() as u8);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-            continue;
-        }
-        for l in c.to_lowercase() {
-            for b in l.encode_utf8(&mut buf).bytes() {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x0100_0000_01b3);
-            }
+    for l in c.to_lowercase() {
+        for b in l.encode_utf8(&mut buf).bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(FNV_PRIME);
         }
     }
-    mix(h)
+    h
+}
+
+/// A word's hash, lower-cased as it is hashed (FNV-1a over the UTF-8 of
+/// its lower-case characters), without allocating.
+#[cfg(test)]
+fn word_hash(w: &str) -> u64 {
+    mix(w.chars().fold(FNV_OFFSET, fnv_lower))
 }
 
 /// The 64-bit SimHash of `text`'s word shingles; 0 for a text without
@@ -106,25 +136,52 @@ pub fn simhash(text: &str) -> u64 {
     let mut votes = Votes::new();
     let mut window = [0u64; SHINGLE];
     let mut words = 0usize;
-    for w in text
-        .split(|c: char| !alphanumeric(c))
-        .filter(|w| !w.is_empty())
-    {
-        if w.bytes().all(|b| b.is_ascii_digit())
-            || (!w.is_ascii() && w.chars().all(char::is_numeric))
-        {
+    // One pass over the text, a byte at a time in ASCII: the word being
+    // read is hashed as it goes, and whether it is digits alone noted.
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut h = FNV_OFFSET;
+    let mut in_word = false;
+    let mut digits = true;
+    loop {
+        let c = match b.get(i) {
+            None => None,
+            Some(&c) if c < 0x80 => Some(char::from(c)),
+            // `i` is at a character boundary: it moves a character at a
+            // time.
+            Some(_) => text.get(i..).and_then(|t| t.chars().next()),
+        };
+        if let Some(c) = c.filter(|&c| alphanumeric(c)) {
+            in_word = true;
+            digits &= if c.is_ascii() {
+                c.is_ascii_digit()
+            } else {
+                c.is_numeric()
+            };
+            h = fnv_lower(h, c);
+            i += c.len_utf8();
             continue;
         }
-        window.rotate_left(1);
-        window[SHINGLE - 1] = word_hash(w);
-        words += 1;
-        if words >= SHINGLE {
-            votes.add(shingle_hash(&window));
+        // Words of digits alone are left out.
+        if in_word && !digits {
+            window.rotate_left(1);
+            window[SHINGLE - 1] = mix(h);
+            words += 1;
+            if words >= SHINGLE {
+                votes.add(shingle_hash(&window));
+            }
+            // A text's votes are capped only by u32: 4 G shingles are far
+            // beyond any body nlpc-fetch keeps.
+            if votes.n == u32::MAX {
+                break;
+            }
         }
-        // A text's votes are capped only by u32: 4 G shingles are far
-        // beyond any body nlpc-fetch keeps.
-        if votes.n == u32::MAX {
-            break;
+        h = FNV_OFFSET;
+        in_word = false;
+        digits = true;
+        match c {
+            Some(c) => i += c.len_utf8(),
+            None => break,
         }
     }
     if words > 0 && words < SHINGLE {
@@ -354,7 +411,10 @@ mod tests {
         // Over 255 shingles, and every byte lane's flush.
         texts.push(article("1 May", 7).repeat(20));
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let alphabet: Vec<char> = "aZā9 \n\t.,šŪ×½²ж語-".chars().collect();
+        let alphabet: Vec<char> =
+            "aZā9 \n\t\r\u{b}\u{c}\u{1c}\u{85}\u{a0}\u{2003}\u{3000}.,šŪ×½²ж語-"
+                .chars()
+                .collect();
         for len in [10usize, 100, 1000, 20_000] {
             let mut s = String::new();
             for _ in 0..len {
