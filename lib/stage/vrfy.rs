@@ -337,7 +337,12 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     // robots and, if the decoder replaced anything, how much of the
     // visible text that is.
     let mut scan = text::Scan::new(kind, q.replaced > 0);
-    let (main, counted) = extract::main_text_counted(&doc, kind, &mut scan, cfg.dict.as_ref());
+    let (main, counted) = extract::main_text_counted(
+        &doc,
+        kind,
+        &mut scan,
+        cfg.dict.as_ref().map(|d| (d, DICT_SAMPLE)),
+    );
     // 7. Meta robots.
     if scan.noindex() {
         return v.reject(Rejection::NoindexMeta);

@@ -375,9 +375,20 @@ fn judge<S: Sink>(
     doc: &str,
     mode: Mode,
     also: &mut S,
-    dict: Option<&Dict>,
-) -> (String, Vec<Judged>) {
+    dict: Option<(&Dict, usize)>,
+) -> (String, Vec<Judged>, bool) {
     let seg = blocks::segment_with(doc, mode, also);
+    // Counting is worth it only for a main text the ratio will be
+    // measured on whole: all the blocks' text within `limit` bytes.
+    let dict = dict.filter(|(_, limit)| {
+        seg.blocks
+            .iter()
+            .filter(|r| r.flags & flag::HIDDEN == 0)
+            .map(|r| r.text.len() + 1)
+            .sum::<usize>()
+            <= *limit
+    });
+    let dict = dict.map(|(d, _)| d);
     let mut js: Vec<Judged> = seg
         .blocks
         .into_iter()
@@ -386,7 +397,7 @@ fn judge<S: Sink>(
         .collect();
     let lang = language(&js);
     classify(&mut js, lang);
-    (seg.title, js)
+    (seg.title, js, dict.is_some())
 }
 
 /// Every block of an HTML page with its classes alone and in context, its
@@ -394,7 +405,7 @@ fn judge<S: Sink>(
 /// --explain).
 #[doc(hidden)]
 pub fn explain(doc: &str) -> Vec<String> {
-    let (_, js) = judge(doc, Mode::Html, &mut (), None);
+    let (_, js, _) = judge(doc, Mode::Html, &mut (), None);
     js.iter()
         .map(|j| {
             format!(
@@ -427,13 +438,15 @@ pub fn main_text_with<S: Sink>(doc: &str, kind: DocKind, also: &mut S) -> MainTe
 
 /// [`main_text_with`], and with a dictionary the words of the main text
 /// it holds, counted in the pass that reads the blocks' words for their
-/// stop words: `dict.ratio(&main.text())`, without a second pass (None
-/// for plain text, which is not read that way).
+/// stop words: `dict.ratio(&main.text())`, without a second pass. None
+/// for plain text, which is not read that way, and when the text of all
+/// the blocks is longer than `limit` bytes (the caller then measures
+/// only a sample of a long main text, and counting all would cost more).
 pub fn main_text_counted<S: Sink>(
     doc: &str,
     kind: DocKind,
     also: &mut S,
-    dict: Option<&Dict>,
+    dict: Option<(&Dict, usize)>,
 ) -> (MainText, Option<Ratio>) {
     let mode = match kind {
         DocKind::Html => Mode::Html,
@@ -444,7 +457,7 @@ pub fn main_text_counted<S: Sink>(
             return (plain(doc), None);
         }
     };
-    let (title, js) = judge(doc, mode, also, dict);
+    let (title, js, counted) = judge(doc, mode, also, dict);
     let mut ratio = Ratio::default();
     let blocks = js
         .into_iter()
@@ -464,7 +477,7 @@ pub fn main_text_counted<S: Sink>(
             }
         })
         .collect();
-    (MainText { title, blocks }, dict.map(|_| ratio))
+    (MainText { title, blocks }, counted.then_some(ratio))
 }
 
 /// Plain text: its paragraphs, as blank lines part them.
@@ -512,13 +525,25 @@ mod tests {
             pages.push(std::fs::read_to_string(dir.join(f)).unwrap());
         }
         for p in &pages {
-            let (main, counted) = main_text_counted(p, DocKind::Html, &mut (), Some(&d));
+            let (main, counted) =
+                main_text_counted(p, DocKind::Html, &mut (), Some((&d, usize::MAX)));
             assert_eq!(main, main_text(p, DocKind::Html));
             assert!(!main.blocks.is_empty());
             let r = counted.unwrap();
             assert_eq!(r, d.ratio(&main.text()));
             assert!(r.found > 0 && r.found < r.words, "{r:?}");
         }
+        // A page whose blocks hold more text than the limit is not
+        // counted.
+        let all: usize = blocks::segment(&pages[0], Mode::Html)
+            .blocks
+            .iter()
+            .filter(|r| r.flags & flag::HIDDEN == 0)
+            .map(|r| r.text.len() + 1)
+            .sum();
+        let at = |limit| main_text_counted(&pages[0], DocKind::Html, &mut (), Some((&d, limit))).1;
+        assert!(at(all).is_some());
+        assert_eq!(at(all - 1), None);
         // Without a dictionary, nothing is counted; plain text is not
         // read word by word.
         assert_eq!(
@@ -526,7 +551,7 @@ mod tests {
             None
         );
         assert_eq!(
-            main_text_counted("Rīga ir.", DocKind::Plain, &mut (), Some(&d)).1,
+            main_text_counted("Rīga ir.", DocKind::Plain, &mut (), Some((&d, usize::MAX))).1,
             None
         );
     }
