@@ -11,6 +11,8 @@
 //! [`SHINGLE`] words in a row. Each shingle's 64-bit hash votes for or
 //! against each bit; the fingerprint has the bits that won.
 
+use crate::document::words::lowercase_of;
+
 /// Words per shingle: long enough that two pages sharing vocabulary but
 /// not sentences stay apart, short enough that one changed word touches
 /// few shingles.
@@ -78,7 +80,11 @@ pub fn text_hash(text: &str) -> [u8; 16] {
         }
         pending = false;
         started = true;
-        buf[n..n + len].copy_from_slice(&b[i..i + len]);
+        if len == 1 {
+            buf[n] = c;
+        } else {
+            buf[n..n + len].copy_from_slice(&b[i..i + len]);
+        }
         n += len;
         i += len;
     }
@@ -114,6 +120,14 @@ fn fnv_lower(mut h: u64, c: char) -> u64 {
         return h.wrapping_mul(FNV_PRIME);
     }
     let mut buf = [0u8; 4];
+    // Latin, Greek and Cyrillic from the table the dictionary uses.
+    if let Some(l) = lowercase_of(c) {
+        for b in l.encode_utf8(&mut buf).bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(FNV_PRIME);
+        }
+        return h;
+    }
     for l in c.to_lowercase() {
         for b in l.encode_utf8(&mut buf).bytes() {
             h ^= u64::from(b);
@@ -121,13 +135,6 @@ fn fnv_lower(mut h: u64, c: char) -> u64 {
         }
     }
     h
-}
-
-/// A word's hash, lower-cased as it is hashed (FNV-1a over the UTF-8 of
-/// its lower-case characters), without allocating.
-#[cfg(test)]
-fn word_hash(w: &str) -> u64 {
-    mix(w.chars().fold(FNV_OFFSET, fnv_lower))
 }
 
 /// The 64-bit SimHash of `text`'s word shingles; 0 for a text without
@@ -153,11 +160,13 @@ pub fn simhash(text: &str) -> u64 {
         };
         if let Some(c) = c.filter(|&c| alphanumeric(c)) {
             in_word = true;
-            digits &= if c.is_ascii() {
-                c.is_ascii_digit()
-            } else {
-                c.is_numeric()
-            };
+            // Once a letter is seen, no table need be asked.
+            digits = digits
+                && if c.is_ascii() {
+                    c.is_ascii_digit()
+                } else {
+                    c.is_numeric()
+                };
             h = fnv_lower(h, c);
             i += c.len_utf8();
             continue;
@@ -348,6 +357,22 @@ mod tests {
         assert!(far > 16, "two different texts only {far} bits apart");
     }
 
+    /// A word's hash as first written: FNV-1a over the UTF-8 of its
+    /// characters lower-cased by the standard library.
+    fn word_hash(w: &str) -> u64 {
+        let mut h = FNV_OFFSET;
+        let mut buf = [0u8; 4];
+        for c in w.chars() {
+            for l in c.to_lowercase() {
+                for b in l.encode_utf8(&mut buf).bytes() {
+                    h ^= u64::from(b);
+                    h = h.wrapping_mul(FNV_PRIME);
+                }
+            }
+        }
+        mix(h)
+    }
+
     /// The fingerprint as first written, a vote and an update a word, for
     /// the faster code to be held to.
     fn reference(text: &str) -> ([u8; 16], u64) {
@@ -412,7 +437,7 @@ mod tests {
         texts.push(article("1 May", 7).repeat(20));
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let alphabet: Vec<char> =
-            "aZā9 \n\t\r\u{b}\u{c}\u{1c}\u{85}\u{a0}\u{2003}\u{3000}.,šŪ×½²ж語-"
+            "aZā9 \n\t\r\u{b}\u{c}\u{1c}\u{85}\u{a0}\u{2003}\u{3000}.,šŪ×½²жЖΩΣİẞ語-"
                 .chars()
                 .collect();
         for len in [10usize, 100, 1000, 20_000] {
