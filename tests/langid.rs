@@ -173,3 +173,77 @@ fn the_restricted_detector_agrees_with_the_full_one() {
         assert_eq!(code(&a), code(&b), "{f}");
     }
 }
+
+#[test]
+fn languages_outside_the_comparison_set_are_still_rejected() {
+    // whatlang compares only the filter's languages and lang::COMPARISON;
+    // a text in a language left out of both is recorded as one of these,
+    // never as the filter's, and rejected.
+    for (what, t) in [
+        (
+            "fi",
+            "Helsinki on Suomen pääkaupunki ja maan suurin kaupunki. Kesällä aurinko \
+             paistaa lähes koko yön, ja ihmiset viettävät aikaa mökeillä järvien rannoilla.",
+        ),
+        (
+            "pl",
+            "Warszawa jest stolicą Polski i największym miastem kraju. Przez miasto płynie \
+             Wisła, a wieczorami mieszkańcy chętnie spacerują po bulwarach nad rzeką.",
+        ),
+        (
+            "sv",
+            "Stockholm är Sveriges huvudstad och ligger där Mälaren möter Östersjön. På \
+             sommaren åker många människor ut till skärgården för att bada och segla.",
+        ),
+        (
+            "fr",
+            "Paris est la capitale de la France et la ville la plus peuplée du pays. Le soir, \
+             les habitants aiment se promener le long de la Seine et s'asseoir aux terrasses.",
+        ),
+        (
+            "es",
+            "Madrid es la capital de España y la ciudad más poblada del país. Por la noche, \
+             la gente sale a cenar tarde y las calles del centro se llenan de vida.",
+        ),
+    ] {
+        for dict in [false, true] {
+            let cfg = latvian(dict);
+            let mut v = Verdict::default();
+            let r = judge_text(&cfg, t, &mut v);
+            assert_ne!(code(&v), "lv", "{what}, dictionary {dict}: {v:?}");
+            assert!(
+                matches!(r, Some(Rejection::Language(l)) if l != "lv")
+                    || matches!(r, Some(Rejection::Dictionary(..))),
+                "{what}, dictionary {dict}: {r:?}"
+            );
+        }
+        // Unfiltered, whatlang weighs every language and names it.
+        let mut v = Verdict::default();
+        judge_text(&Config::default(), t, &mut v);
+        assert_eq!(code(&v), what);
+    }
+}
+
+#[test]
+fn a_long_latvian_text_between_english_paragraphs_is_latvian() {
+    // The samples whatlang is asked about come from the inside of a long
+    // text, so English at its ends (a menu or cookie notice the extractor
+    // kept) does not decide its language.
+    let english = "We use cookies to remember your choices and to measure how the site \
+                   is used; read our privacy policy and change your settings at any time. ";
+    let t = format!(
+        "{}\n{}\n{}",
+        english.repeat(3),
+        text("lv-long.txt").repeat(20),
+        english.repeat(3)
+    );
+    assert!(t.len() > 8 * 1024);
+    for dict in [false, true] {
+        let cfg = latvian(dict);
+        let mut v = Verdict::default();
+        let r = judge_text(&cfg, &t, &mut v);
+        assert_eq!((code(&v), r), ("lv", None), "dictionary {dict}");
+        let g = v.language.unwrap();
+        assert!(g.reliable && g.confidence >= cfg.lang_min_conf, "{g:?}");
+    }
+}

@@ -14,7 +14,7 @@
 use std::hash::BuildHasher;
 use std::path::Path;
 
-use crate::document::words::{lowercase_into, lowercase_of, words};
+use crate::document::words::{lowercase_into, lowercase_of, words, Kinds};
 
 use crate::error::{Error, Result};
 
@@ -287,31 +287,36 @@ impl Dict {
     pub fn ratio(&self, text: &str) -> Ratio {
         let mut r = Ratio::default();
         let mut lower = String::new();
-        words(text, |w, k| {
-            if !k.letter {
-                return;
-            }
-            let w = if k.ascii {
-                if k.upper {
-                    lower.clear();
-                    lower.extend(w.bytes().map(|c| char::from(c.to_ascii_lowercase())));
-                    lower.as_str()
-                } else {
-                    w
-                }
-            } else if w.chars().any(|c| lowercase_of(c) != Some(c)) {
-                // Most words are lowercase already: only the others are
-                // copied.
+        words(text, |w, k| self.count(w, k, &mut lower, &mut r));
+        r
+    }
+
+    /// Adds word `w` of a text, as [`words`] found it, to `r`: a word
+    /// with a letter counts, and is found if the list holds it
+    /// lowercased (`lower` is scratch space).
+    pub(crate) fn count(&self, w: &str, k: Kinds, lower: &mut String, r: &mut Ratio) {
+        if !k.letter {
+            return;
+        }
+        let w = if k.ascii {
+            if k.upper {
                 lower.clear();
-                lowercase_into(&mut lower, w);
+                lower.extend(w.bytes().map(|c| char::from(c.to_ascii_lowercase())));
                 lower.as_str()
             } else {
                 w
-            };
-            r.words += 1;
-            r.found += self.contains(w) as usize;
-        });
-        r
+            }
+        } else if w.chars().any(|c| lowercase_of(c) != Some(c)) {
+            // Most words are lowercase already: only the others are
+            // copied.
+            lower.clear();
+            lowercase_into(lower, w);
+            lower.as_str()
+        } else {
+            w
+        };
+        r.words += 1;
+        r.found += self.contains(w) as usize;
     }
 }
 

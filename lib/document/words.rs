@@ -27,6 +27,9 @@ pub(crate) static LOWER: std::sync::LazyLock<Vec<char>> = std::sync::LazyLock::n
 /// Appends `s` lowercased character by character (so the dictionary and
 /// the pages agree, whatever the context rules of `str::to_lowercase`).
 pub(crate) fn lowercase_into(out: &mut String, s: &str) {
+    // Lowercase is mostly as long as the text: one allocation, not one a
+    // few characters.
+    out.reserve(s.len());
     for c in s.chars() {
         match lowercase_of(c) {
             Some(l) => out.push(l),

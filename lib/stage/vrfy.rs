@@ -15,7 +15,7 @@ use encoding_rs::Encoding;
 use whatlang::{Detector, Lang};
 
 use crate::document::charset::{self, Detected, Hints, Kind, Quality, Source};
-use crate::document::dict::Dict;
+use crate::document::dict::{Dict, Ratio};
 use crate::document::fingerprint::Fingerprint;
 use crate::document::lang;
 use crate::document::{extract, text};
@@ -337,7 +337,12 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     // robots and, if the decoder replaced anything, how much of the
     // visible text that is.
     let mut scan = text::Scan::new(kind, q.replaced > 0);
-    let main = extract::main_text_with(&doc, kind, &mut scan);
+    let (main, counted) = extract::main_text_counted(
+        &doc,
+        kind,
+        &mut scan,
+        cfg.dict.as_ref().map(|d| (d, DICT_SAMPLE)),
+    );
     // 7. Meta robots.
     if scan.noindex() {
         return v.reject(Rejection::NoindexMeta);
@@ -364,7 +369,10 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
         main.text()
     };
     v.text = judged.len() as u64;
-    match judge_text(cfg, &judged, &mut v) {
+    // The dictionary's count of the main text came with its extraction;
+    // it is the ratio's when the ratio would be measured on all the text.
+    let counted = counted.filter(|_| !main.blocks.is_empty() && judged.len() <= DICT_SAMPLE);
+    match judge_text_counted(cfg, &judged, counted, &mut v) {
         Some(r) => v.reject(r),
         None => Verdict {
             fingerprint: Some(Fingerprint::of(&judged)),
@@ -387,12 +395,26 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
 /// `--filter-dict-pct`; else it is uncertain. Then, with a dictionary, the
 /// ratio must reach `--filter-dict-pct` in any case.
 pub fn judge_text(cfg: &Config, text: &str, v: &mut Verdict) -> Option<Rejection> {
+    judge_text_counted(cfg, text, None, v)
+}
+
+/// [`judge_text`], given the dictionary's count of `text` when the caller
+/// has it (it is used only where the rule asks for the ratio).
+fn judge_text_counted(
+    cfg: &Config,
+    text: &str,
+    counted: Option<Ratio>,
+    v: &mut Verdict,
+) -> Option<Rejection> {
     // The language, recorded whether or not it is asked for.
     v.language = language(cfg, text);
     let ratio = |v: &mut Verdict| {
         cfg.dict.as_ref().map(|d| {
-            *v.dict_ratio
-                .get_or_insert_with(|| d.ratio(&lang::sample(text, DICT_SAMPLE)).share())
+            *v.dict_ratio.get_or_insert_with(|| {
+                counted
+                    .unwrap_or_else(|| d.ratio(&lang::sample(text, DICT_SAMPLE)))
+                    .share()
+            })
         })
     };
     if !cfg.langs.is_empty() {

@@ -286,7 +286,7 @@ fn in_document(e: &'static Encoding) -> &'static Encoding {
     }
 }
 
-fn is_space(b: u8) -> bool {
+const fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
 }
 
@@ -295,6 +295,39 @@ pub fn decode<'a>(body: &'a [u8], d: &Detected) -> Cow<'a, str> {
     let bytes = body.get(d.bom_len..).unwrap_or_default();
     d.encoding.decode_without_bom_handling(bytes).0
 }
+
+/// What a byte of UTF-8 counts for in [`Quality`]: a character (a byte
+/// that is not a continuation byte), one other than white space, a C0
+/// control other than white space, and the lead bytes of the sequences
+/// that may be a replacement.
+const CHAR: u8 = 1;
+const SOLID: u8 = 2;
+const CONTROL: u8 = 4;
+const MAYBE_REPLACED: u8 = 8;
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b < 0x80 {
+            if is_space(b) || b == b' ' {
+                CHAR
+            } else if b < b' ' {
+                CHAR | CONTROL
+            } else {
+                CHAR | SOLID
+            }
+        } else if b < 0xC0 {
+            0
+        } else if b == 0xC2 || b == 0xEF {
+            CHAR | SOLID | MAYBE_REPLACED
+        } else {
+            CHAR | SOLID
+        };
+        c += 1;
+    }
+    t
+};
 
 /// Counts that tell text from garbage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -329,34 +362,29 @@ impl Quality {
     }
 
     fn of_bytes(b: &[u8]) -> Quality {
-        let mut q = Quality::default();
-        let mut i = 0;
-        while i < b.len() {
-            let c = b[i];
-            i += 1;
-            if c < 0x80 {
-                q.chars += 1;
-                if c < b' ' && !is_space(c) {
-                    q.controls += 1;
-                } else if c != b' ' && !is_space(c) {
-                    q.solid += 1;
+        let (mut chars, mut solid, mut controls, mut replaced) = (0usize, 0usize, 0usize, 0usize);
+        for (i, &c) in b.iter().enumerate() {
+            // One table look-up a byte instead of a chain of tests.
+            let t = BYTE_CLASS[c as usize];
+            chars += usize::from(t & CHAR);
+            solid += usize::from((t & SOLID) >> 1);
+            controls += usize::from((t & CONTROL) >> 2);
+            if t & MAYBE_REPLACED != 0 {
+                match c {
+                    // U+0080..U+009F: C2 80..C2 9F.
+                    0xC2 if b.get(i + 1).is_some_and(|&n| n < 0xA0) => replaced += 1,
+                    // U+FFFD: EF BF BD.
+                    0xEF if b.get(i + 1..i + 3) == Some(&[0xBF, 0xBD]) => replaced += 1,
+                    _ => {}
                 }
-                continue;
-            }
-            if c < 0xC0 {
-                continue; // a continuation byte of a counted character
-            }
-            q.chars += 1;
-            q.solid += 1;
-            match c {
-                // U+0080..U+009F: C2 80..C2 9F.
-                0xC2 if b.get(i).is_some_and(|&n| n < 0xA0) => q.replaced += 1,
-                // U+FFFD: EF BF BD.
-                0xEF if b.get(i..i + 2) == Some(&[0xBF, 0xBD]) => q.replaced += 1,
-                _ => {}
             }
         }
-        q
+        Quality {
+            chars,
+            solid,
+            replaced,
+            controls,
+        }
     }
 
     /// The share of replaced characters among the characters other than

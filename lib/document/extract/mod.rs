@@ -20,6 +20,7 @@ pub mod blocks;
 pub mod stop;
 
 use crate::document::charset::Kind as DocKind;
+use crate::document::dict::{Dict, Ratio};
 use crate::document::markup::{Mode, Sink};
 use crate::document::words;
 use blocks::{flag, Raw};
@@ -53,7 +54,7 @@ pub struct MainText {
 impl MainText {
     /// The blocks, one a line.
     pub fn text(&self) -> String {
-        let mut s = String::new();
+        let mut s = String::with_capacity(self.blocks.iter().map(|b| b.text.len() + 1).sum());
         for b in &self.blocks {
             s.push_str(&b.text);
             s.push('\n');
@@ -100,14 +101,22 @@ struct Judged {
     class: Class,
     /// The class before neighbours were asked.
     alone: Class,
+    /// Its words in the dictionary, when one is given.
+    ratio: Ratio,
 }
 
-fn measure(raw: Raw) -> Judged {
+fn measure(raw: Raw, dict: Option<&Dict>) -> Judged {
     let mut n = 0usize;
     let mut stops = [0u16; stop::LANGS.len()];
     let mut low = String::new();
+    let mut ratio = Ratio::default();
+    let mut lower = String::new();
     words::words(&raw.text, |w, kinds| {
         n += 1;
+        // The dictionary's count in the same pass over the words.
+        if let Some(d) = dict {
+            d.count(w, kinds, &mut lower, &mut ratio);
+        }
         let bits = stop::langs_of_any(w, kinds, &mut low);
         if bits == 0 {
             return;
@@ -124,6 +133,7 @@ fn measure(raw: Raw) -> Judged {
         stops,
         class: Class::Bad,
         alone: Class::Bad,
+        ratio,
     }
 }
 
@@ -361,17 +371,33 @@ fn language(js: &[Judged]) -> Option<usize> {
     best.filter(|_| most * 100 >= total * LANG_MIN_PERCENT)
 }
 
-fn judge<S: Sink>(doc: &str, mode: Mode, also: &mut S) -> (String, Vec<Judged>) {
+fn judge<S: Sink>(
+    doc: &str,
+    mode: Mode,
+    also: &mut S,
+    dict: Option<(&Dict, usize)>,
+) -> (String, Vec<Judged>, bool) {
     let seg = blocks::segment_with(doc, mode, also);
+    // Counting is worth it only for a main text the ratio will be
+    // measured on whole: all the blocks' text within `limit` bytes.
+    let dict = dict.filter(|(_, limit)| {
+        seg.blocks
+            .iter()
+            .filter(|r| r.flags & flag::HIDDEN == 0)
+            .map(|r| r.text.len() + 1)
+            .sum::<usize>()
+            <= *limit
+    });
+    let dict = dict.map(|(d, _)| d);
     let mut js: Vec<Judged> = seg
         .blocks
         .into_iter()
         .filter(|r| r.flags & flag::HIDDEN == 0)
-        .map(measure)
+        .map(|r| measure(r, dict))
         .collect();
     let lang = language(&js);
     classify(&mut js, lang);
-    (seg.title, js)
+    (seg.title, js, dict.is_some())
 }
 
 /// Every block of an HTML page with its classes alone and in context, its
@@ -379,7 +405,7 @@ fn judge<S: Sink>(doc: &str, mode: Mode, also: &mut S) -> (String, Vec<Judged>) 
 /// --explain).
 #[doc(hidden)]
 pub fn explain(doc: &str) -> Vec<String> {
-    let (_, js) = judge(doc, Mode::Html, &mut ());
+    let (_, js, _) = judge(doc, Mode::Html, &mut (), None);
     js.iter()
         .map(|j| {
             format!(
@@ -407,31 +433,51 @@ pub fn main_text(doc: &str, kind: DocKind) -> MainText {
 /// robots) tokenizes it once; plain text, which is not tokenized, is
 /// given to `also` as one text.
 pub fn main_text_with<S: Sink>(doc: &str, kind: DocKind, also: &mut S) -> MainText {
+    main_text_counted(doc, kind, also, None).0
+}
+
+/// [`main_text_with`], and with a dictionary the words of the main text
+/// it holds, counted in the pass that reads the blocks' words for their
+/// stop words: `dict.ratio(&main.text())`, without a second pass. None
+/// for plain text, which is not read that way, and when the text of all
+/// the blocks is longer than `limit` bytes (the caller then measures
+/// only a sample of a long main text, and counting all would cost more).
+pub fn main_text_counted<S: Sink>(
+    doc: &str,
+    kind: DocKind,
+    also: &mut S,
+    dict: Option<(&Dict, usize)>,
+) -> (MainText, Option<Ratio>) {
     let mode = match kind {
         DocKind::Html => Mode::Html,
         DocKind::Xhtml => Mode::Xhtml,
         DocKind::Xml => Mode::Xml,
         DocKind::Plain => {
             also.text(doc.as_bytes());
-            return plain(doc);
+            return (plain(doc), None);
         }
     };
-    let (title, js) = judge(doc, mode, also);
+    let (title, js, counted) = judge(doc, mode, also, dict);
+    let mut ratio = Ratio::default();
     let blocks = js
         .into_iter()
         .filter(|j| j.class == Class::Good)
-        .map(|j| Block {
-            kind: if j.raw.flags & flag::HEADING != 0 {
-                BlockKind::Heading
-            } else if j.raw.flags & flag::LIST != 0 {
-                BlockKind::ListItem
-            } else {
-                BlockKind::Paragraph
-            },
-            text: j.raw.text,
+        .map(|j| {
+            ratio.words += j.ratio.words;
+            ratio.found += j.ratio.found;
+            Block {
+                kind: if j.raw.flags & flag::HEADING != 0 {
+                    BlockKind::Heading
+                } else if j.raw.flags & flag::LIST != 0 {
+                    BlockKind::ListItem
+                } else {
+                    BlockKind::Paragraph
+                },
+                text: j.raw.text,
+            }
         })
         .collect();
-    MainText { title, blocks }
+    (MainText { title, blocks }, counted.then_some(ratio))
 }
 
 /// Plain text: its paragraphs, as blank lines part them.
@@ -449,5 +495,64 @@ fn plain(doc: &str) -> MainText {
     MainText {
         title: String::new(),
         blocks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_count_in_the_extraction_pass_is_the_ratio_of_the_main_text() {
+        let d = Dict::from_bytes(
+            "rīga\nir\nlatvijas\ngalvaspilsēta\nun\nupe\ndaugava\nthe\nriver\n".into(),
+        )
+        .unwrap();
+        let mut pages = vec![
+            "<html><head><title>Rīga</title></head><body><nav><a href=/>Home</a> \
+             <a href=/x>Rīga</a></nav><article><h1>RĪGA IR LATVIJAS GALVASPILSĒTA</h1>\
+             <p>Rīga ir Latvijas galvaspilsēta, un caur to tek upe Daugava; \
+             pilsētā dzīvo gandrīz trešdaļa valsts iedzīvotāju, kopš 1201. gada.</p>\
+             <p>Daugava (the river) ir 1005 km gara, don't 語 日本 cafe\u{301} \
+             a.b 3.14 Ελλάδα ÜBER-straße, un tā ietek Rīgas jūras līcī pie Daugavgrīvas.</p>\
+             <ul><li>Upe Daugava ir Latvijas lielākā upe, tās baseins aizņem lielu daļu \
+             valsts, un pie tās atrodas daudzas pilsētas.</li></ul></article>\
+             <footer>© Rīga</footer></body></html>"
+                .to_string(),
+        ];
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/vrfy");
+        for f in ["lv-daugava-utf8.html", "lv-riga-english-menu.html"] {
+            pages.push(std::fs::read_to_string(dir.join(f)).unwrap());
+        }
+        for p in &pages {
+            let (main, counted) =
+                main_text_counted(p, DocKind::Html, &mut (), Some((&d, usize::MAX)));
+            assert_eq!(main, main_text(p, DocKind::Html));
+            assert!(!main.blocks.is_empty());
+            let r = counted.unwrap();
+            assert_eq!(r, d.ratio(&main.text()));
+            assert!(r.found > 0 && r.found < r.words, "{r:?}");
+        }
+        // A page whose blocks hold more text than the limit is not
+        // counted.
+        let all: usize = blocks::segment(&pages[0], Mode::Html)
+            .blocks
+            .iter()
+            .filter(|r| r.flags & flag::HIDDEN == 0)
+            .map(|r| r.text.len() + 1)
+            .sum();
+        let at = |limit| main_text_counted(&pages[0], DocKind::Html, &mut (), Some((&d, limit))).1;
+        assert!(at(all).is_some());
+        assert_eq!(at(all - 1), None);
+        // Without a dictionary, nothing is counted; plain text is not
+        // read word by word.
+        assert_eq!(
+            main_text_counted(&pages[0], DocKind::Html, &mut (), None).1,
+            None
+        );
+        assert_eq!(
+            main_text_counted("Rīga ir.", DocKind::Plain, &mut (), Some((&d, usize::MAX))).1,
+            None
+        );
     }
 }

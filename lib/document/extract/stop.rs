@@ -448,8 +448,9 @@ pub(crate) fn langs_of_any(w: &str, kinds: Kinds, buf: &mut String) -> u8 {
         buf.push_str(w);
         buf.make_ascii_lowercase();
     } else {
-        // A character is at most 4 bytes.
-        if w.len() > 4 * LONGEST {
+        // A character is at most 4 bytes, and lowercasing never makes
+        // fewer characters: a longer word is on no list.
+        if w.len() > 4 * LONGEST || w.chars().count() > LONGEST {
             return 0;
         }
         buf.clear();
