@@ -499,6 +499,96 @@ fn a_duplicate_web_crawled_is_exported_once_per_page() {
     assert_clean(&st);
 }
 
+/// A page repeated thousands of times with a changing counter (a template,
+/// a soft error page under every URL of a site): every copy joins the
+/// first copy's cluster, and placing one reads a bounded number of index
+/// entries however large the cluster grows (it read the whole cluster
+/// in every band, which made such a crawl quadratic).
+#[test]
+fn a_huge_cluster_costs_each_copy_a_bounded_lookup() {
+    let c = Crawl::new();
+    let st = c.store();
+    let n = 30 * dups::MAX_NEAR as u64;
+    let keys: Vec<Key> = (0..n)
+        .map(|i| plant(&st, &format!("http://a.lv/copy/{i}")))
+        .collect();
+    let per_txn = dups::MAX_NEAR as u64;
+    for chunk in 0..n / per_txn {
+        let mut w = st.write().unwrap();
+        for i in chunk * per_txn..(chunk + 1) * per_txn {
+            let mut text = [0u8; 16];
+            text[..8].copy_from_slice(&i.to_le_bytes());
+            let f = Fingerprint {
+                text,
+                simhash: S ^ (1 << (i % 3)),
+            };
+            dups::record(&mut w, &keys[i as usize], Some(&f), 3).unwrap();
+        }
+        w.commit().unwrap();
+    }
+    let first = keys[0];
+    assert_eq!(mark(&st, &first), None, "the first page is the first copy");
+    for i in 1..n {
+        let m =
+            mark(&st, &keys[i as usize]).unwrap_or_else(|| panic!("copy {i} is not a duplicate"));
+        assert_eq!((m.kind, m.first), (Kind::Near, first), "copy {i}");
+    }
+    assert_eq!(members(&st, &first).len() as u64, n - 1);
+    let cost = dups::lookup_cost(&st.read().unwrap(), S, 3).unwrap();
+    assert!(
+        cost <= dups::MAX_NEAR,
+        "a lookup read {cost} entries of a cluster of {n}"
+    );
+    assert_clean(&st);
+}
+
+/// Pages that share 16 bits of their SimHash but lie farther apart than
+/// the distance fill one band of the index: a lookup reads at most
+/// MAX_BAND_READ entries of it, and still finds a page within the distance
+/// through another band.
+#[test]
+fn a_crowded_band_is_read_only_so_far() {
+    let c = Crawl::new();
+    let st = c.store();
+    let n = dups::MAX_BAND_READ as u64 + 500;
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let keys: Vec<Key> = (0..=n)
+        .map(|i| plant(&st, &format!("http://b.lv/far/{i}")))
+        .collect();
+    let mut w = st.write().unwrap();
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mut text = [0u8; 16];
+        text[..8].copy_from_slice(&i.to_le_bytes());
+        // The low band is S's; the other 48 bits are random, so these
+        // pages are far from S and from each other.
+        let f = Fingerprint {
+            text,
+            simhash: (x & !0xffff) | (S & 0xffff),
+        };
+        dups::record(&mut w, &keys[i as usize], Some(&f), 3).unwrap();
+    }
+    // One page near S in its three upper bands, differing in the low one.
+    let near = keys[n as usize];
+    let f = Fingerprint {
+        text: [7; 16],
+        simhash: S ^ 0b111,
+    };
+    dups::record(&mut w, &near, Some(&f), 3).unwrap();
+    w.commit().unwrap();
+    let cost = dups::lookup_cost(&st.read().unwrap(), S, 3).unwrap();
+    assert!(
+        cost <= dups::MAX_BAND_READ + 3 * 16,
+        "a lookup read {cost} entries, {n} share its band"
+    );
+    let k = plant(&st, "http://a.lv/near");
+    let m = verify(&st, &k, Some(fp(9, S))).expect("found through another band");
+    assert_eq!((m.kind, m.first), (Kind::Near, near));
+    assert_clean(&st);
+}
+
 /// The on-disk cost of the near-duplicate index per document: 100,000
 /// distinct fingerprints (every one a first copy, the costliest case)
 /// recorded as nlpc-vrfy records them, then the table's pages counted.

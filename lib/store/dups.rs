@@ -290,13 +290,40 @@ fn member_keys(v: &impl View, first: &Key) -> Result<Vec<Key>> {
     Ok(out)
 }
 
+/// Pages within the distance that one lookup weighs at most. A page
+/// repeated thousands of times (a template, a soft error page) makes a
+/// cluster as large, every page of which lies within the distance of the
+/// next; weighing them all made each new copy cost as much as the
+/// cluster's size, and a crawl of them quadratic. Past this many, the
+/// lookup stops, and the page joins the earliest cluster among those
+/// weighed: the same cluster, whenever they all belong to one.
+pub const MAX_NEAR: usize = 64;
+/// Entries of one band a lookup reads at most, within the distance or not:
+/// pages sharing 16 bits of their SimHash but farther apart than the
+/// distance are a server's to multiply as well.
+pub const MAX_BAND_READ: usize = 4096;
+
 /// Pages whose SimHash is within `max` bits of `simhash`, with their
-/// distance, `not` excluded.
-fn near_pages(v: &impl View, simhash: u64, max: u32, not: &Key) -> Result<Vec<(Key, u32)>> {
+/// distance, `not` excluded: at most [`MAX_NEAR`] of them, from at most
+/// [`MAX_BAND_READ`] entries of each band. Also returns how many entries
+/// were read.
+fn near_pages(
+    v: &impl View,
+    simhash: u64,
+    max: u32,
+    not: &Key,
+) -> Result<(Vec<(Key, u32)>, usize)> {
     let mut out: Vec<(Key, u32)> = Vec::new();
+    let mut read = 0;
     for band in 0..BANDS {
+        if out.len() >= MAX_NEAR {
+            break;
+        }
         let prefix = band_prefix(band, simhash);
+        let mut in_band = 0;
         v.dups_walk(&prefix, &mut |k, val| {
+            read += 1;
+            in_band += 1;
             let key = k
                 .get(4..)
                 .and_then(|b| <[u8; KEY_LEN]>::try_from(b).ok())
@@ -309,10 +336,16 @@ fn near_pages(v: &impl View, simhash: u64, max: u32, not: &Key) -> Result<Vec<(K
             if d <= max && key != *not && !out.iter().any(|(k, _)| *k == key) {
                 out.push((key, d));
             }
-            Ok(true)
+            Ok(out.len() < MAX_NEAR && in_band < MAX_BAND_READ)
         })?;
     }
-    Ok(out)
+    Ok((out, read))
+}
+
+/// How many index entries placing a page with `simhash` reads (for tests
+/// and benchmarks of the lookup's bound).
+pub fn lookup_cost(v: &Read<'_>, simhash: u64, max: u32) -> Result<usize> {
+    Ok(near_pages(v, simhash, max.min(MAX_DISTANCE), &Key([0; KEY_LEN]))?.1)
 }
 
 fn next_seq(w: &mut Write<'_>) -> Result<u64> {
@@ -447,7 +480,7 @@ fn place(
         // The clusters of the pages within the distance, by their first
         // copies; the earliest first copy wins.
         let mut best: Option<(u64, Key, u32)> = None;
-        for (k, _) in near_pages(w, fp.simhash, max, key)? {
+        for (k, _) in near_pages(w, fp.simhash, max, key)?.0 {
             let Some(doc) = get_doc(w, &k)? else {
                 return Err(w.dups_corrupt(&k.0, "band entry without a page"));
             };

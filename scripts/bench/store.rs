@@ -1,12 +1,16 @@
-//! Store throughput: batched inserts of new URLs, and walking one state's
-//! index (keys only, and with each record decoded).
+//! Store throughput: batched inserts of new URLs, walking one state's
+//! index (keys only, and with each record decoded), and the duplicate
+//! index placing thousands of copies of one page (a template, a soft
+//! error page), whose lookup is bounded however large the cluster grows.
 //!
 //! cargo bench --bench store [-- N]   (N records, default 1000000)
 
 use std::time::Instant;
 
+use nlpcrawl::document::fingerprint::Fingerprint;
+use nlpcrawl::store::dups;
 use nlpcrawl::store::record::{Lease, Record, State};
-use nlpcrawl::store::{self, Store};
+use nlpcrawl::store::{self, Key, Store, KEY_LEN};
 
 fn main() {
     let n: usize = std::env::args()
@@ -110,5 +114,45 @@ fn main() {
     println!(
         "lease+finish: {moved} records NEW -> READY in batches of 1000: {:.0} records/s",
         moved as f64 / secs
+    );
+    copies(&tmp.path().join("dups"));
+}
+
+/// Places 20,000 copies of one page, each with its own text (a counter
+/// changes) and a SimHash within a bit or two of the others, as
+/// nlpc-vrfy does (one transaction per page), and prints the time per
+/// copy for the first and the last thousand: flat when each lookup is
+/// bounded, growing with the cluster when it is not.
+fn copies(dir: &std::path::Path) {
+    let st = Store::open(dir, store::Options::default()).expect("open");
+    let n = 20_000u64;
+    let simhash = 0x0123_4567_89ab_cdefu64;
+    let mut first = 0.0;
+    let t = Instant::now();
+    let mut lap = Instant::now();
+    for i in 0..n {
+        let mut k = [0u8; KEY_LEN];
+        k[..8].copy_from_slice(&i.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes());
+        let mut text = [0u8; 16];
+        text[..8].copy_from_slice(&i.to_le_bytes());
+        let f = Fingerprint {
+            text,
+            simhash: simhash ^ (1 << (i % 3)),
+        };
+        let mut w = st.write().expect("write");
+        dups::record(&mut w, &Key(k), Some(&f), 3).expect("record");
+        w.commit().expect("commit");
+        if i + 1 == 1000 {
+            first = lap.elapsed().as_secs_f64() * 1e6 / 1000.0;
+        }
+        if i + 1 == n - 1000 {
+            lap = Instant::now();
+        }
+    }
+    let last = lap.elapsed().as_secs_f64() * 1e6 / 1000.0;
+    let cost = dups::lookup_cost(&st.read().expect("read"), simhash, 3).expect("cost");
+    println!(
+        "duplicate index: {n} copies of one page placed in {:.1} s; first 1,000: {first:.0} us a copy, last 1,000: {last:.0} us; a lookup reads {cost} entries",
+        t.elapsed().as_secs_f64()
     );
 }
