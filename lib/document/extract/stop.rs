@@ -8,7 +8,7 @@
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
-use crate::document::words::{lowercase_into, Kinds};
+use crate::document::words::{lowercase_into, lowercase_of, Kinds};
 
 /// The languages with a list, in the order of [`LISTS`].
 pub const LANGS: [&str; 4] = ["en", "lv", "hu", "de"];
@@ -450,8 +450,20 @@ pub(crate) fn langs_of_any(w: &str, kinds: Kinds, buf: &mut String) -> u8 {
     } else {
         // A character is at most 4 bytes, and lowercasing never makes
         // fewer characters: a longer word is on no list.
-        if w.len() > 4 * LONGEST || w.chars().count() > LONGEST {
+        if w.len() > 4 * LONGEST {
             return 0;
+        }
+        // Most words are lowercase already: only the others are copied.
+        let (mut chars, mut lower) = (0, true);
+        for c in w.chars() {
+            chars += 1;
+            lower &= lowercase_of(c) == Some(c);
+        }
+        if chars > LONGEST {
+            return 0;
+        }
+        if lower {
+            return langs_of(w);
         }
         buf.clear();
         lowercase_into(buf, w);
