@@ -111,7 +111,6 @@ struct Judged {
 fn measure(raw: Raw, mut letters: Option<&mut Vec<Span>>) -> Judged {
     let mut n = 0usize;
     let mut stops = [0u16; stop::LANGS.len()];
-    let mut low = String::new();
     let from = letters.as_ref().map_or(0, |l| l.len());
     words::words(&raw.text, |w, kinds| {
         n += 1;
@@ -120,7 +119,7 @@ fn measure(raw: Raw, mut letters: Option<&mut Vec<Span>>) -> Judged {
         if let Some(l) = letters.as_deref_mut() {
             tally::note(l, &raw.text, w, kinds);
         }
-        let bits = stop::langs_of_any(w, kinds, &mut low);
+        let bits = stop::langs_of_any(w, kinds);
         if bits == 0 {
             return;
         }
