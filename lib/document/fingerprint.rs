@@ -216,6 +216,17 @@ const ASCII_ALNUM_LOWER: [u8; 128] = {
     t
 };
 
+/// [`ASCII_ALNUM_LOWER`] over every byte value: 0 past ASCII.
+const ASCII_ALNUM_LOWER_ALL: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 128 {
+        t[c] = ASCII_ALNUM_LOWER[c];
+        c += 1;
+    }
+    t
+};
+
 /// The 64-bit SimHash of `text`'s word shingles; 0 for a text without
 /// words. A text of fewer than [`SHINGLE`] words is one shingle.
 pub fn simhash(text: &str) -> u64 {
@@ -234,7 +245,21 @@ pub fn simhash(text: &str) -> u64 {
             let l = ASCII_ALNUM_LOWER[usize::from(c)];
             if l != 0 {
                 h = (h ^ u64::from(l)).wrapping_mul(FNV_PRIME);
-                digits &= l <= b'9';
+                // The rest of the run of ASCII letters and digits, in a
+                // loop of its own: the lowercase bytes ORed together have
+                // bit 0x40 if a letter is among them (digits are 0x30 to
+                // 0x39, lowercase letters 0x61 to 0x7A).
+                let mut seen = l;
+                while let Some(&c) = b.get(i) {
+                    let l = ASCII_ALNUM_LOWER_ALL[usize::from(c)];
+                    if l == 0 {
+                        break;
+                    }
+                    h = (h ^ u64::from(l)).wrapping_mul(FNV_PRIME);
+                    seen |= l;
+                    i += 1;
+                }
+                digits &= seen & 0x40 == 0;
                 in_word = true;
                 continue;
             }

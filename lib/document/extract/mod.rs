@@ -482,10 +482,17 @@ fn tallied<S: Sink>(
             return (plain(doc), None, doc.len());
         }
     };
-    let mut letters = Vec::new();
+    // Room for a word in every eight bytes of the page, more than its
+    // text holds: the list is not grown (and copied) a dozen times.
+    let mut letters = Vec::with_capacity(if tally { doc.len() / 8 } else { 0 });
     let (title, js) = judge(doc, mode, also, tally.then_some(&mut letters));
     let all = js.iter().map(|j| j.raw.text.len() + 1).sum();
-    let mut t = tally.then(Tally::default);
+    let main_words = js
+        .iter()
+        .filter(|j| j.class == Class::Good)
+        .map(|j| j.letters.len())
+        .sum();
+    let mut t = tally.then(|| Tally::with_capacity(main_words));
     let blocks = js
         .into_iter()
         .filter(|j| j.class == Class::Good)

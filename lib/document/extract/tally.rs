@@ -27,8 +27,11 @@ pub(crate) fn note(spans: &mut Vec<Span>, text: &str, w: &str, kinds: Kinds) {
     if !kinds.letter {
         return;
     }
-    let start = (w.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-    if let (Ok(s), Ok(e)) = (u32::try_from(start), u32::try_from(start + w.len())) {
+    let Some(start) = (w.as_ptr() as usize).checked_sub(text.as_ptr() as usize) else {
+        return;
+    };
+    let end = start.saturating_add(w.len());
+    if let (Ok(s), Ok(e)) = (u32::try_from(start), u32::try_from(end)) {
         spans.push(Span {
             start: s,
             end: e,
@@ -46,6 +49,14 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// An empty tally with room for `words` words.
+    pub(crate) fn with_capacity(words: usize) -> Tally {
+        Tally {
+            words: Vec::with_capacity(words),
+            len: 0,
+        }
+    }
+
     /// Appends a block of `len` bytes whose words are `spans`; None when
     /// the main text would pass 4 GiB, where offsets are not kept.
     pub(crate) fn push_block(&mut self, len: usize, spans: &[Span]) -> Option<()> {
