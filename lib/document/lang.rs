@@ -353,7 +353,7 @@ pub fn sample(text: &str, cap: usize) -> Cow<'_, str> {
 /// is no longer than `cap` or `cap` is 0. Each is between characters.
 pub fn slices(text: &str, cap: usize) -> Vec<std::ops::Range<usize>> {
     if cap == 0 || text.len() <= cap {
-        return vec![0..text.len()];
+        return std::iter::once(0..text.len()).collect();
     }
     let slice = (cap / SLICES).max(1);
     let usable = text.len() - slice;
