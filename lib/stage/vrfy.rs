@@ -338,7 +338,10 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     // robots and, if the decoder replaced anything, how much of the
     // visible text that is.
     let mut scan = text::Scan::new(kind, q.replaced > 0);
-    let (main, tally) = extract::main_text_tallied(&doc, kind, &mut scan);
+    let (main, tally) = match cfg.dict {
+        Some(_) => extract::main_text_tallied(&doc, kind, &mut scan),
+        None => (extract::main_text_with(&doc, kind, &mut scan), None),
+    };
     // 7. Meta robots.
     if scan.noindex() {
         return v.reject(Rejection::NoindexMeta);

@@ -447,10 +447,8 @@ pub fn main_text_tallied<S: Sink>(
 /// [`main_text_with`], and with a dictionary the words of the main text
 /// it holds, from the words noted in the pass that reads the blocks'
 /// words for their stop words: `dict.ratio(&main.text())`, without a
-/// second pass. None
-/// for plain text, which is not read that way, and when the text of all
-/// the blocks is longer than `limit` bytes (the caller then measures
-/// only a sample of a long main text, and counting all would cost more).
+/// second pass. None for plain text, which is not read that way, and
+/// when the text of all the blocks is longer than `limit` bytes.
 pub fn main_text_counted<S: Sink>(
     doc: &str,
     kind: DocKind,
