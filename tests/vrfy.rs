@@ -186,6 +186,64 @@ fn verified_latvian_pages_record_what_was_measured() {
     }
 }
 
+/// The dictionary ratio nlpc-vrfy records, counted from the words its
+/// extraction noted, is the ratio of the dictionary over the sample of the
+/// main text the manual describes (all of it up to 16 KiB), for short
+/// pages and for long ones made of the corpus pages' text.
+#[test]
+fn the_dictionary_ratio_is_that_of_the_main_texts_sample() {
+    use nlpcrawl::document::{extract, text};
+    use nlpcrawl::stage::vrfy::DICT_SAMPLE;
+    let cfg = Config {
+        langs: Vec::new(),
+        ..strict()
+    };
+    let d = cfg.dict.as_ref().unwrap();
+    let mut long = 0;
+    for c in cases() {
+        let body = read_fixture(&corpus(), &c.file);
+        let rec = record(&c);
+        let kind = charset::Kind::of(&rec.content_type).unwrap_or(charset::Kind::Html);
+        let det = charset::detect(&body, &c.http, kind, &charset::Hints::default());
+        let visible = text::visible(&charset::decode(&body, &det), kind).text;
+        // The page itself, and its text repeated past the sample's size
+        // in paragraphs between a menu and a footer.
+        let mut page = String::from("<html><head><meta charset=utf-8></head><body><nav>");
+        page.push_str("<a href=/>Sākums</a> <a href=/z>Ziņas</a></nav><article>");
+        while page.len() < 3 * DICT_SAMPLE {
+            page.push_str("<p>");
+            page.push_str(&visible.replace('&', "&amp;").replace('<', "&lt;"));
+            page.push_str("</p>\n");
+        }
+        page.push_str("</article><footer>Kontakti</footer></body></html>");
+        let html = {
+            let mut r = rec.clone();
+            r.content_type = "text/html".into();
+            r.charset = String::new();
+            r
+        };
+        for (r, b) in [(&rec, body.clone()), (&html, page.into_bytes())] {
+            let v = verify(&cfg, r, Some(&b));
+            if v.rejection.is_some() && v.dict_ratio.is_none() {
+                continue;
+            }
+            let kind = charset::Kind::of(&r.content_type).unwrap_or(charset::Kind::Html);
+            let det = v.charset.unwrap();
+            let doc = charset::decode(&b, &det);
+            let main = extract::main_text(&doc, kind);
+            let judged = if main.blocks.is_empty() {
+                text::visible(&doc, kind).text
+            } else {
+                main.text()
+            };
+            let want = d.ratio(&lang::sample(&judged, DICT_SAMPLE)).share();
+            assert_eq!(v.dict_ratio, Some(want), "{}", c.file);
+            long += usize::from(judged.len() > DICT_SAMPLE);
+        }
+    }
+    assert!(long >= 10, "{long}");
+}
+
 #[test]
 fn stale_fields_of_a_refetched_record_are_replaced() {
     let c = cases()

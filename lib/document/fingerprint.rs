@@ -13,6 +13,9 @@
 
 use crate::document::words::lowercase_of;
 
+#[cfg(test)]
+mod reference;
+
 /// Words per shingle: long enough that two pages sharing vocabulary but
 /// not sentences stay apart, short enough that one changed word touches
 /// few shingles.
@@ -38,57 +41,119 @@ impl Fingerprint {
     }
 }
 
-/// Hash of `text` with white space normalised: two texts that differ only
-/// in line breaks and spacing hash the same.
-pub fn text_hash(text: &str) -> [u8; 16] {
-    // The text's words, one space between them, go to BLAKE3 through a
-    // buffer, read a byte at a time (a character at a time only past
-    // ASCII): an update a word, or `split_whitespace`, cost more than the
-    // hashing itself. The bytes hashed are the same.
-    let mut h = blake3::Hasher::new();
-    let mut buf = [0u8; 4096];
-    let mut n = 0;
-    let b = text.as_bytes();
-    let mut pending = false;
-    let mut started = false;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let (len, space) = if c < 0x80 {
-            // char::is_whitespace in ASCII: tab to carriage return, space.
-            (1, matches!(c, b'\t'..=b'\r' | b' '))
-        } else {
-            // `i` is at a character boundary: it moves a character at a
-            // time.
-            match text.get(i..).and_then(|t| t.chars().next()) {
-                Some(ch) => (ch.len_utf8(), ch.is_whitespace()),
-                None => break,
-            }
-        };
-        if space {
-            pending = true;
-            i += len;
-            continue;
-        }
-        if n + len + 1 > buf.len() {
-            h.update(&buf[..n]);
-            n = 0;
-        }
-        if pending && started {
-            buf[n] = b' ';
-            n += 1;
-        }
-        pending = false;
-        started = true;
-        if len == 1 {
-            buf[n] = c;
-        } else {
-            buf[n..n + len].copy_from_slice(&b[i..i + len]);
-        }
-        n += len;
-        i += len;
+/// Bytes given to BLAKE3 an update: several of its 1 KiB chunks, which it
+/// then hashes side by side.
+const HASH_CHUNK: usize = 64 * 1024;
+
+/// What a byte can start, for white space: 0 no white space; 1 ASCII
+/// white space but the space; 2 the space; 3 a character past ASCII
+/// that may be white space (U+0085, U+00A0 behind 0xC2; U+1680 behind
+/// 0xE1; U+2000 to U+205F behind 0xE2; U+3000 behind 0xE3).
+/// tests::space_classes_cover_white_space holds it to `char::is_whitespace`.
+const SPACE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0x09;
+    while c <= 0x0D {
+        t[c] = 1;
+        c += 1;
     }
-    h.update(&buf[..n]);
+    t[b' ' as usize] = 2;
+    t[0xC2] = 3;
+    t[0xE1] = 3;
+    t[0xE2] = 3;
+    t[0xE3] = 3;
+    t
+};
+
+/// The bytes of the white space character at byte `i` of `text`, if one
+/// is there.
+#[inline]
+fn space_at(text: &str, i: usize) -> Option<usize> {
+    match SPACE_CLASS[usize::from(*text.as_bytes().get(i)?)] {
+        0 => None,
+        1 | 2 => Some(1),
+        // A lead byte is at a character boundary.
+        _ => text
+            .get(i..)
+            .and_then(|t| t.chars().next())
+            .filter(|c| c.is_whitespace())
+            .map(char::len_utf8),
+    }
+}
+
+/// The normalised text on its way to BLAKE3, in large updates.
+struct Feed {
+    h: blake3::Hasher,
+    buf: Vec<u8>,
+}
+
+impl Feed {
+    fn push(&mut self, piece: &[u8]) {
+        if self.buf.len() + piece.len() > HASH_CHUNK {
+            if !self.buf.is_empty() {
+                self.h.update(&self.buf);
+                self.buf.clear();
+            }
+            if piece.len() >= HASH_CHUNK {
+                self.h.update(piece);
+                return;
+            }
+        }
+        self.buf.extend_from_slice(piece);
+    }
+}
+
+/// Hash of `text` with white space normalised: two texts that differ only
+/// in line breaks and spacing hash the same. What is hashed is the text's
+/// words (runs of characters that are not `char::is_whitespace`) with one
+/// space between them.
+pub fn text_hash(text: &str) -> [u8; 16] {
+    // Stretches of the text that are normalised already (words with one
+    // space between them, most of a main text) are copied whole, found a
+    // byte at a time from a table; only the lead bytes of the few white
+    // space characters past ASCII are decoded.
+    let b = text.as_bytes();
+    let mut feed = Feed {
+        h: blake3::Hasher::new(),
+        buf: Vec::with_capacity(b.len().min(HASH_CHUNK)),
+    };
+    let mut i = 0;
+    let mut started = false;
+    loop {
+        while let Some(n) = space_at(text, i) {
+            i += n;
+        }
+        if i >= b.len() {
+            break;
+        }
+        let start = i;
+        while let Some(&c) = b.get(i) {
+            match SPACE_CLASS[usize::from(c)] {
+                0 => i += 1,
+                // One space between two words stays as it is.
+                2 if b
+                    .get(i + 1)
+                    .is_some_and(|&n| SPACE_CLASS[usize::from(n)] == 0) =>
+                {
+                    i += 2
+                }
+                3 => match text.get(i..).and_then(|t| t.chars().next()) {
+                    Some(ch) if !ch.is_whitespace() => i += ch.len_utf8(),
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        // A stretch ends only at white space or the end: the next one is
+        // a word after white space.
+        if started {
+            feed.push(b" ");
+        }
+        feed.push(&b[start..i]);
+        started = true;
+    }
+    let Feed { mut h, buf } = feed;
+    h.update(&buf);
     let mut out = [0; 16];
     out.copy_from_slice(&h.finalize().as_bytes()[..16]);
     out
@@ -137,75 +202,133 @@ fn fnv_lower(mut h: u64, c: char) -> u64 {
     h
 }
 
+/// Each ASCII byte's lowercase when it is a letter or a digit, else 0.
+const ASCII_ALNUM_LOWER: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() {
+            t[c] = b.to_ascii_lowercase();
+        }
+        c += 1;
+    }
+    t
+};
+
+/// [`ASCII_ALNUM_LOWER`] over every byte value: 0 past ASCII.
+const ASCII_ALNUM_LOWER_ALL: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 128 {
+        t[c] = ASCII_ALNUM_LOWER[c];
+        c += 1;
+    }
+    t
+};
+
 /// The 64-bit SimHash of `text`'s word shingles; 0 for a text without
 /// words. A text of fewer than [`SHINGLE`] words is one shingle.
 pub fn simhash(text: &str) -> u64 {
-    let mut votes = Votes::new();
-    let mut window = [0u64; SHINGLE];
-    let mut words = 0usize;
-    // One pass over the text, a byte at a time in ASCII: the word being
-    // read is hashed as it goes, and whether it is digits alone noted.
+    let mut s = Shingles::new();
+    // One pass over the text, a byte at a time from a table in ASCII, a
+    // character at a time past it: the word being read is hashed as it
+    // goes, and whether it is digits alone noted.
     let b = text.as_bytes();
     let mut i = 0;
     let mut h = FNV_OFFSET;
     let mut in_word = false;
     let mut digits = true;
-    loop {
-        let c = match b.get(i) {
-            None => None,
-            Some(&c) if c < 0x80 => Some(char::from(c)),
-            // `i` is at a character boundary: it moves a character at a
-            // time.
-            Some(_) => text.get(i..).and_then(|t| t.chars().next()),
-        };
-        if let Some(c) = c.filter(|&c| alphanumeric(c)) {
-            in_word = true;
-            // Once a letter is seen, no table need be asked.
-            digits = digits
-                && if c.is_ascii() {
-                    c.is_ascii_digit()
-                } else {
-                    c.is_numeric()
-                };
-            h = fnv_lower(h, c);
-            i += c.len_utf8();
-            continue;
+    while let Some(&c) = b.get(i) {
+        if c < 0x80 {
+            i += 1;
+            let l = ASCII_ALNUM_LOWER[usize::from(c)];
+            if l != 0 {
+                h = (h ^ u64::from(l)).wrapping_mul(FNV_PRIME);
+                // The rest of the run of ASCII letters and digits, in a
+                // loop of its own: the lowercase bytes ORed together have
+                // bit 0x40 if a letter is among them (digits are 0x30 to
+                // 0x39, lowercase letters 0x61 to 0x7A).
+                let mut seen = l;
+                while let Some(&c) = b.get(i) {
+                    let l = ASCII_ALNUM_LOWER_ALL[usize::from(c)];
+                    if l == 0 {
+                        break;
+                    }
+                    h = (h ^ u64::from(l)).wrapping_mul(FNV_PRIME);
+                    seen |= l;
+                    i += 1;
+                }
+                digits &= seen & 0x40 == 0;
+                in_word = true;
+                continue;
+            }
+        } else {
+            // `i` is at a character boundary: past ASCII it moves a
+            // character at a time.
+            let Some(ch) = text.get(i..).and_then(|t| t.chars().next()) else {
+                break;
+            };
+            i += ch.len_utf8();
+            if alphanumeric(ch) {
+                // Once a letter is seen, no table need be asked.
+                digits = digits && ch.is_numeric();
+                h = fnv_lower(h, ch);
+                in_word = true;
+                continue;
+            }
         }
         // Words of digits alone are left out.
-        if in_word && !digits {
-            window.rotate_left(1);
-            window[SHINGLE - 1] = mix(h);
-            words += 1;
-            if words >= SHINGLE {
-                votes.add(shingle_hash(&window));
-            }
-            // A text's votes are capped only by u32: 4 G shingles are far
-            // beyond any body nlpc-fetch keeps.
-            if votes.n == u32::MAX {
-                break;
-            }
+        if in_word && !digits && s.word(mix(h)) {
+            break;
         }
         h = FNV_OFFSET;
         in_word = false;
         digits = true;
-        match c {
-            Some(c) => i += c.len_utf8(),
-            None => break,
+    }
+    if in_word && !digits {
+        s.word(mix(h));
+    }
+    s.finish()
+}
+
+/// The shingles of a text's words, as they come, and their votes.
+struct Shingles {
+    votes: Votes,
+    window: [u64; SHINGLE],
+    words: usize,
+}
+
+impl Shingles {
+    fn new() -> Shingles {
+        Shingles {
+            votes: Votes::new(),
+            window: [0; SHINGLE],
+            words: 0,
         }
     }
-    if words > 0 && words < SHINGLE {
-        votes.add(shingle_hash(&window[SHINGLE - words..]));
-    }
-    votes.flush();
-    let n = votes.n;
-    let mut out = 0u64;
-    for (i, o) in votes.ones.iter().enumerate() {
-        // Ties go to 0: n is at most u32::MAX, so 2 * o fits in u64.
-        if 2 * u64::from(*o) > u64::from(n) {
-            out |= 1 << i;
+
+    /// The next word's hash; true once no more votes can be counted.
+    #[inline]
+    fn word(&mut self, hash: u64) -> bool {
+        self.window.rotate_left(1);
+        self.window[SHINGLE - 1] = hash;
+        self.words += 1;
+        if self.words >= SHINGLE {
+            self.votes.add(shingle_hash(&self.window));
         }
+        // A text's votes are capped only by u32: 4 G shingles are far
+        // beyond any body nlpc-fetch keeps.
+        self.votes.n == u32::MAX
     }
-    out
+
+    fn finish(mut self) -> u64 {
+        if self.words > 0 && self.words < SHINGLE {
+            self.votes
+                .add(shingle_hash(&self.window[SHINGLE - self.words..]));
+        }
+        self.votes.bits()
+    }
 }
 
 /// The votes of a text's shingles, counted eight bits at a time: each
@@ -259,6 +382,20 @@ impl Votes {
         if self.pending == 255 {
             self.flush();
         }
+    }
+
+    /// The bits that won: ties go to 0.
+    fn bits(mut self) -> u64 {
+        self.flush();
+        let n = self.n;
+        let mut out = 0u64;
+        for (i, o) in self.ones.iter().enumerate() {
+            // n is at most u32::MAX, so 2 * o fits in u64.
+            if 2 * u64::from(*o) > u64::from(n) {
+                out |= 1 << i;
+            }
+        }
+        out
     }
 
     fn flush(&mut self) {
@@ -455,6 +592,172 @@ mod tests {
             assert_eq!(text_hash(t), hash, "{:?}", t.get(..40));
             assert_eq!(simhash(t), sim, "{:?}", t.get(..40));
         }
+    }
+
+    #[test]
+    fn space_classes_cover_white_space() {
+        for u in 0..=0x10FFFFu32 {
+            let Some(c) = char::from_u32(u) else {
+                continue;
+            };
+            let mut buf = [0u8; 4];
+            let lead = c.encode_utf8(&mut buf).as_bytes()[0];
+            if c.is_whitespace() {
+                assert_ne!(SPACE_CLASS[usize::from(lead)], 0, "U+{u:04X}");
+            }
+            if c.is_ascii() {
+                assert_eq!(
+                    SPACE_CLASS[usize::from(lead)] != 0,
+                    c.is_whitespace(),
+                    "U+{u:04X}"
+                );
+                assert_eq!(
+                    ASCII_ALNUM_LOWER[u as usize],
+                    if c.is_alphanumeric() {
+                        c.to_ascii_lowercase() as u8
+                    } else {
+                        0
+                    },
+                    "U+{u:04X}"
+                );
+            }
+        }
+    }
+
+    /// Texts of many kinds for the old and new definitions to be held
+    /// equal on: Latvian, Cyrillic, Greek, CJK, digits, every kind of
+    /// white space, combining marks, rare and unassigned characters, long
+    /// runs without spaces, in random mixes and lengths up to past the
+    /// 64 KiB hashing chunk.
+    fn generated_texts() -> Vec<String> {
+        let pieces: &[&str] = &[
+            "Rīga",
+            "ir",
+            "Latvijas",
+            "galvaspilsēta",
+            "ŪDENS",
+            "Ķeguma",
+            "ģimene",
+            "ļoti",
+            "Ņ",
+            "žurnāls",
+            "čūska",
+            "Москва",
+            "ЁЛКА",
+            "ёж",
+            "Ελλάδα",
+            "ΣΊΣΥΦΟΣ",
+            "語",
+            "日本語のテキスト",
+            "中文",
+            "1918.",
+            "2024",
+            "3,14",
+            "½",
+            "²",
+            "٣",
+            "Ⅻ",
+            "don't",
+            "e.g.",
+            "a_b",
+            "cafe\u{301}",
+            "\u{345}",
+            "İstanbul",
+            "ẞ",
+            "ǅ",
+            "K",
+            "ﬃ",
+            "ß",
+            "\u{10FFFD}",
+            "\u{E000}",
+            "\u{378}",
+            "\u{1F600}",
+            "\u{200B}",
+            "\u{FEFF}",
+            "–",
+            "—",
+            "…",
+            "«",
+            "»",
+            "©",
+            "\u{AD}",
+            "×",
+            "÷",
+            "x",
+            "Z",
+            "q9",
+            "_",
+            "'",
+            ".",
+            ",",
+            "-",
+            "/",
+            "&",
+            "\u{1c}",
+            "\u{0}",
+            "\u{7f}",
+            "\u{85}",
+        ];
+        let spaces: &[&str] = &[
+            " ", " ", " ", " ", "  ", "\n", "\t", "\r\n", "\u{b}", "\u{c}", "\u{a0}", "\u{1680}",
+            "\u{2000}", "\u{2007}", "\u{200a}", "\u{2028}", "\u{2029}", "\u{202f}", "\u{205f}",
+            "\u{3000}", "\u{85}", " \u{a0} ", "\n\n", "",
+        ];
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut texts = Vec::new();
+        for round in 0..400 {
+            let words = match round % 5 {
+                0 => next() % 4,
+                1 => next() % 20,
+                2 => next() % 200,
+                3 => next() % 2000,
+                _ => 12_000 + next() % 4000,
+            };
+            let mut s = String::new();
+            if next() % 3 == 0 {
+                s.push_str(spaces[next() as usize % spaces.len()]);
+            }
+            for _ in 0..words {
+                let r = next();
+                let w = pieces[(r >> 8) as usize % pieces.len()];
+                // Mostly Latvian prose, at times a random character.
+                if r % 11 == 0 {
+                    let u = (next() % 0x11_0000) as u32;
+                    s.extend(char::from_u32(u));
+                } else {
+                    s.push_str(w);
+                }
+                if r % 7 != 0 {
+                    s.push_str(spaces[(r >> 20) as usize % spaces.len()]);
+                }
+            }
+            texts.push(s);
+        }
+        texts
+    }
+
+    #[test]
+    fn fingerprints_are_the_old_definitions() {
+        let mut texts = generated_texts();
+        texts.push("x".repeat(HASH_CHUNK + 5));
+        texts.push(format!("{}  {}", "y".repeat(HASH_CHUNK - 1), "z".repeat(3)));
+        texts.push(" \u{a0}\u{3000}".repeat(HASH_CHUNK));
+        let mut long_words = 0;
+        for t in &texts {
+            assert_eq!(text_hash(t), reference::text_hash(t), "{:?}", t.get(..60));
+            assert_eq!(simhash(t), reference::simhash(t), "{:?}", t.get(..60));
+            assert_eq!(Fingerprint::of(t).simhash, reference::simhash(t));
+            long_words += usize::from(t.len() > HASH_CHUNK);
+        }
+        // The texts reach the corners they are meant to.
+        assert!(long_words >= 10, "{long_words}");
+        assert!(texts.iter().filter(|t| simhash(t) == 0).count() >= 5);
     }
 
     #[test]

@@ -338,20 +338,34 @@ pub fn sample(text: &str, cap: usize) -> Cow<'_, str> {
     if cap == 0 || text.len() <= cap {
         return Cow::Borrowed(text);
     }
+    let mut out = String::with_capacity(cap + 2 * SLICES);
+    for r in slices(text, cap) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&text[r]);
+    }
+    Cow::Owned(out)
+}
+
+/// The byte ranges of `text` that [`sample`] joins with a space between
+/// them, in order, none empty (they may overlap); the whole text when it
+/// is no longer than `cap` or `cap` is 0. Each is between characters.
+pub fn slices(text: &str, cap: usize) -> Vec<std::ops::Range<usize>> {
+    if cap == 0 || text.len() <= cap {
+        return std::iter::once(0..text.len()).collect();
+    }
     let slice = (cap / SLICES).max(1);
     let usable = text.len() - slice;
-    let mut out = String::with_capacity(cap + 2 * SLICES);
+    let mut out = Vec::with_capacity(SLICES);
     for k in 0..SLICES {
         let from = word_start(text, usable * (k + 1) / (SLICES + 1));
         let to = word_end(text, (from + slice).min(text.len()));
         if from < to {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(&text[from..to]);
+            out.push(from..to);
         }
     }
-    Cow::Owned(out)
+    out
 }
 
 /// How far a slice's ends move to find white space; text without spaces

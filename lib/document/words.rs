@@ -146,6 +146,28 @@ pub(crate) struct Word {
     mid: Option<(Wb, usize)>,
 }
 
+/// What an ASCII letter or digit is, for [`words`]' runs of them: 0 for
+/// any other byte.
+const RUN_ALNUM: u8 = 1;
+const RUN_LETTER: u8 = 2;
+const RUN_UPPER: u8 = 4;
+const ASCII_RUN: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 128 {
+        let b = c as u8;
+        if b.is_ascii_digit() {
+            t[c] = RUN_ALNUM;
+        } else if b.is_ascii_lowercase() {
+            t[c] = RUN_ALNUM | RUN_LETTER;
+        } else if b.is_ascii_uppercase() {
+            t[c] = RUN_ALNUM | RUN_LETTER | RUN_UPPER;
+        }
+        c += 1;
+    }
+    t
+};
+
 /// The words of `text` with what is known of them, in one pass: ASCII
 /// white space always is a word boundary, and between two white spaces
 /// (a piece) the UAX #29 rules that apply to the classes of [`class`]
@@ -191,13 +213,20 @@ pub(crate) fn words<'t>(text: &'t str, mut f: impl FnMut(&'t str, Kinds)) {
                 Some(w) => w.mid.is_none() && matches!(w.last, Letter | Numeric | ExtendNumLet),
             };
             if joins {
-                let run = b[i..]
-                    .iter()
-                    .position(|c| !c.is_ascii_alphanumeric())
-                    .unwrap_or(b.len() - i);
-                let run_bytes = &b[i..i + run];
-                let letter = run_bytes.iter().any(u8::is_ascii_alphabetic);
-                let upper = run_bytes.iter().any(u8::is_ascii_uppercase);
+                // The run's end and what it holds, in one look at each
+                // byte.
+                let mut run = 0;
+                let mut seen = 0;
+                while let Some(&c) = b.get(i + run) {
+                    let t = ASCII_RUN[usize::from(c)];
+                    if t == 0 {
+                        break;
+                    }
+                    seen |= t;
+                    run += 1;
+                }
+                let letter = seen & RUN_LETTER != 0;
+                let upper = seen & RUN_UPPER != 0;
                 let w = word.get_or_insert(Word {
                     start: i,
                     end: i,

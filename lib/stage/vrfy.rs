@@ -15,7 +15,8 @@ use encoding_rs::Encoding;
 use whatlang::{Detector, Lang};
 
 use crate::document::charset::{self, Detected, Hints, Kind, Quality, Source};
-use crate::document::dict::{Dict, Ratio};
+use crate::document::dict::Dict;
+use crate::document::extract::tally::Tally;
 use crate::document::fingerprint::Fingerprint;
 use crate::document::lang;
 use crate::document::{extract, text};
@@ -337,12 +338,10 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     // robots and, if the decoder replaced anything, how much of the
     // visible text that is.
     let mut scan = text::Scan::new(kind, q.replaced > 0);
-    let (main, counted) = extract::main_text_counted(
-        &doc,
-        kind,
-        &mut scan,
-        cfg.dict.as_ref().map(|d| (d, DICT_SAMPLE)),
-    );
+    let (main, tally) = match cfg.dict {
+        Some(_) => extract::main_text_tallied(&doc, kind, &mut scan),
+        None => (extract::main_text_with(&doc, kind, &mut scan), None),
+    };
     // 7. Meta robots.
     if scan.noindex() {
         return v.reject(Rejection::NoindexMeta);
@@ -369,10 +368,9 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
         main.text()
     };
     v.text = judged.len() as u64;
-    // The dictionary's count of the main text came with its extraction;
-    // it is the ratio's when the ratio would be measured on all the text.
-    let counted = counted.filter(|_| !main.blocks.is_empty() && judged.len() <= DICT_SAMPLE);
-    match judge_text_counted(cfg, &judged, counted, &mut v) {
+    // The main text's words came with its extraction, for the dictionary.
+    let tally = tally.filter(|_| !main.blocks.is_empty());
+    match judge_text_counted(cfg, &judged, tally.as_ref(), &mut v) {
         Some(r) => v.reject(r),
         None => Verdict {
             fingerprint: Some(Fingerprint::of(&judged)),
@@ -398,12 +396,12 @@ pub fn judge_text(cfg: &Config, text: &str, v: &mut Verdict) -> Option<Rejection
     judge_text_counted(cfg, text, None, v)
 }
 
-/// [`judge_text`], given the dictionary's count of `text` when the caller
-/// has it (it is used only where the rule asks for the ratio).
+/// [`judge_text`], given the words of `text` when the caller has them
+/// (they are looked up only where the rule asks for the ratio).
 fn judge_text_counted(
     cfg: &Config,
     text: &str,
-    counted: Option<Ratio>,
+    counted: Option<&Tally>,
     v: &mut Verdict,
 ) -> Option<Rejection> {
     // The language, recorded whether or not it is asked for.
@@ -412,7 +410,10 @@ fn judge_text_counted(
         cfg.dict.as_ref().map(|d| {
             *v.dict_ratio.get_or_insert_with(|| {
                 counted
-                    .unwrap_or_else(|| d.ratio(&lang::sample(text, DICT_SAMPLE)))
+                    .map_or_else(
+                        || d.ratio(&lang::sample(text, DICT_SAMPLE)),
+                        |t| t.ratio(d, text, DICT_SAMPLE),
+                    )
                     .share()
             })
         })

@@ -18,6 +18,7 @@
 
 pub mod blocks;
 pub mod stop;
+pub mod tally;
 
 use crate::document::charset::Kind as DocKind;
 use crate::document::dict::{Dict, Ratio};
@@ -25,6 +26,7 @@ use crate::document::markup::{Mode, Sink};
 use crate::document::words;
 use blocks::{flag, Raw};
 use rustc_hash::FxHashMap;
+use tally::{Span, Tally};
 
 /// What a block of main text is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,23 +103,23 @@ struct Judged {
     class: Class,
     /// The class before neighbours were asked.
     alone: Class,
-    /// Its words in the dictionary, when one is given.
-    ratio: Ratio,
+    /// Its words with a letter, in the page's list of them, when one is
+    /// kept.
+    letters: std::ops::Range<usize>,
 }
 
-fn measure(raw: Raw, dict: Option<&Dict>) -> Judged {
+fn measure(raw: Raw, mut letters: Option<&mut Vec<Span>>) -> Judged {
     let mut n = 0usize;
     let mut stops = [0u16; stop::LANGS.len()];
-    let mut low = String::new();
-    let mut ratio = Ratio::default();
-    let mut lower = String::new();
+    let from = letters.as_ref().map_or(0, |l| l.len());
     words::words(&raw.text, |w, kinds| {
         n += 1;
-        // The dictionary's count in the same pass over the words.
-        if let Some(d) = dict {
-            d.count(w, kinds, &mut lower, &mut ratio);
+        // The dictionary's words, noted in the same pass over the words
+        // for after the main text is known.
+        if let Some(l) = letters.as_deref_mut() {
+            tally::note(l, &raw.text, w, kinds);
         }
-        let bits = stop::langs_of_any(w, kinds, &mut low);
+        let bits = stop::langs_of_any(w, kinds);
         if bits == 0 {
             return;
         }
@@ -127,13 +129,14 @@ fn measure(raw: Raw, dict: Option<&Dict>) -> Judged {
             }
         }
     });
+    let to = letters.as_ref().map_or(0, |l| l.len());
     Judged {
         raw,
         words: n,
         stops,
         class: Class::Bad,
         alone: Class::Bad,
-        ratio,
+        letters: from..to,
     }
 }
 
@@ -371,33 +374,24 @@ fn language(js: &[Judged]) -> Option<usize> {
     best.filter(|_| most * 100 >= total * LANG_MIN_PERCENT)
 }
 
+/// The page's title and its blocks judged; with `letters`, the words of
+/// every block the dictionary counts are noted there.
 fn judge<S: Sink>(
     doc: &str,
     mode: Mode,
     also: &mut S,
-    dict: Option<(&Dict, usize)>,
-) -> (String, Vec<Judged>, bool) {
+    mut letters: Option<&mut Vec<Span>>,
+) -> (String, Vec<Judged>) {
     let seg = blocks::segment_with(doc, mode, also);
-    // Counting is worth it only for a main text the ratio will be
-    // measured on whole: all the blocks' text within `limit` bytes.
-    let dict = dict.filter(|(_, limit)| {
-        seg.blocks
-            .iter()
-            .filter(|r| r.flags & flag::HIDDEN == 0)
-            .map(|r| r.text.len() + 1)
-            .sum::<usize>()
-            <= *limit
-    });
-    let dict = dict.map(|(d, _)| d);
     let mut js: Vec<Judged> = seg
         .blocks
         .into_iter()
         .filter(|r| r.flags & flag::HIDDEN == 0)
-        .map(|r| measure(r, dict))
+        .map(|r| measure(r, letters.as_deref_mut()))
         .collect();
     let lang = language(&js);
     classify(&mut js, lang);
-    (seg.title, js, dict.is_some())
+    (seg.title, js)
 }
 
 /// Every block of an HTML page with its classes alone and in context, its
@@ -405,7 +399,7 @@ fn judge<S: Sink>(
 /// --explain).
 #[doc(hidden)]
 pub fn explain(doc: &str) -> Vec<String> {
-    let (_, js, _) = judge(doc, Mode::Html, &mut (), None);
+    let (_, js) = judge(doc, Mode::Html, &mut (), None);
     js.iter()
         .map(|j| {
             format!(
@@ -433,38 +427,82 @@ pub fn main_text(doc: &str, kind: DocKind) -> MainText {
 /// robots) tokenizes it once; plain text, which is not tokenized, is
 /// given to `also` as one text.
 pub fn main_text_with<S: Sink>(doc: &str, kind: DocKind, also: &mut S) -> MainText {
-    main_text_counted(doc, kind, also, None).0
+    tallied(doc, kind, also, false).0
+}
+
+/// [`main_text_with`], and the words of the main text the dictionary
+/// counts, noted in the pass that reads the blocks' words for their stop
+/// words: [`Tally::ratio`] gives the dictionary's ratio over the main
+/// text, or over its sample, without a second pass. None for plain text,
+/// which is not read that way.
+pub fn main_text_tallied<S: Sink>(
+    doc: &str,
+    kind: DocKind,
+    also: &mut S,
+) -> (MainText, Option<Tally>) {
+    let (main, tally, _) = tallied(doc, kind, also, true);
+    (main, tally)
 }
 
 /// [`main_text_with`], and with a dictionary the words of the main text
-/// it holds, counted in the pass that reads the blocks' words for their
-/// stop words: `dict.ratio(&main.text())`, without a second pass. None
-/// for plain text, which is not read that way, and when the text of all
-/// the blocks is longer than `limit` bytes (the caller then measures
-/// only a sample of a long main text, and counting all would cost more).
+/// it holds, from the words noted in the pass that reads the blocks'
+/// words for their stop words: `dict.ratio(&main.text())`, without a
+/// second pass. None for plain text, which is not read that way, and
+/// when the text of all the blocks is longer than `limit` bytes.
 pub fn main_text_counted<S: Sink>(
     doc: &str,
     kind: DocKind,
     also: &mut S,
     dict: Option<(&Dict, usize)>,
 ) -> (MainText, Option<Ratio>) {
+    let (main, tally, all) = tallied(doc, kind, also, dict.is_some());
+    let ratio = dict
+        .filter(|(_, limit)| all <= *limit)
+        .zip(tally)
+        .map(|((d, _), t)| t.ratio(d, &main.text(), 0));
+    (main, ratio)
+}
+
+/// The main text; with `tally`, the dictionary's words of it; and the
+/// bytes of all the blocks' text, each with a newline.
+fn tallied<S: Sink>(
+    doc: &str,
+    kind: DocKind,
+    also: &mut S,
+    tally: bool,
+) -> (MainText, Option<Tally>, usize) {
     let mode = match kind {
         DocKind::Html => Mode::Html,
         DocKind::Xhtml => Mode::Xhtml,
         DocKind::Xml => Mode::Xml,
         DocKind::Plain => {
             also.text(doc.as_bytes());
-            return (plain(doc), None);
+            return (plain(doc), None, doc.len());
         }
     };
-    let (title, js, counted) = judge(doc, mode, also, dict);
-    let mut ratio = Ratio::default();
+    // Room for a word in every eight bytes of the page, more than its
+    // text holds: the list is not grown (and copied) a dozen times.
+    let mut letters = Vec::with_capacity(if tally { doc.len() / 8 } else { 0 });
+    let (title, js) = judge(doc, mode, also, tally.then_some(&mut letters));
+    let all = js.iter().map(|j| j.raw.text.len() + 1).sum();
+    let main_words = js
+        .iter()
+        .filter(|j| j.class == Class::Good)
+        .map(|j| j.letters.len())
+        .sum();
+    let mut t = tally.then(|| Tally::with_capacity(main_words));
     let blocks = js
         .into_iter()
         .filter(|j| j.class == Class::Good)
         .map(|j| {
-            ratio.words += j.ratio.words;
-            ratio.found += j.ratio.found;
+            if let Some(tl) = t.as_mut() {
+                if tl
+                    .push_block(j.raw.text.len(), &letters[j.letters.clone()])
+                    .is_none()
+                {
+                    t = None;
+                }
+            }
             Block {
                 kind: if j.raw.flags & flag::HEADING != 0 {
                     BlockKind::Heading
@@ -477,7 +515,7 @@ pub fn main_text_counted<S: Sink>(
             }
         })
         .collect();
-    (MainText { title, blocks }, counted.then_some(ratio))
+    (MainText { title, blocks }, t, all)
 }
 
 /// Plain text: its paragraphs, as blank lines part them.

@@ -5,10 +5,9 @@
 //! own, kept short: the most frequent function words of each language,
 //! lowercase.
 
-use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
-use crate::document::words::{lowercase_into, Kinds};
+use crate::document::words::{lowercase_of, Kinds};
 
 /// The languages with a list, in the order of [`LISTS`].
 pub const LANGS: [&str; 4] = ["en", "lv", "hu", "de"];
@@ -409,24 +408,91 @@ pub const SHARES: [(f64, f64); 4] = [(0.23, 0.20), (0.20, 0.17), (0.20, 0.17), (
 /// The lists, in the order of [`LANGS`].
 const LISTS: [&[&str]; 4] = [EN, LV, HU, DE];
 
-/// Each stop word, with a bit per language whose list holds it.
-fn table() -> &'static FxHashMap<&'static str, u8> {
-    static T: OnceLock<FxHashMap<&'static str, u8>> = OnceLock::new();
+/// Bytes in the longest stop word (in UTF-8): a word whose lowercase is
+/// longer is on no list.
+pub const LONGEST_BYTES: usize = 10;
+
+/// Slots of [`Table`]: a power of two, about four times the number of
+/// words, so that a word not on a list (most are not) is told so in a
+/// probe or two.
+const SLOTS: usize = 2048;
+
+/// Each stop word, with a bit per language whose list holds it, in an
+/// open-addressing table keyed by the word's bytes packed in a u128 (a
+/// word is at most [`LONGEST_BYTES`]): a lookup is a multiplication and a
+/// compare or two, where a hash map of strings hashed and compared bytes.
+struct Table {
+    keys: Box<[u128; SLOTS]>,
+    bits: Box<[u8; SLOTS]>,
+}
+
+/// The slot where key `k` starts its search.
+#[inline]
+fn home(k: u128) -> usize {
+    let x = (k as u64) ^ ((k >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (x.wrapping_mul(0xBF58_476D_1CE4_E5B9) >> (64 - SLOTS.trailing_zeros())) as usize
+}
+
+impl Table {
+    fn get(&self, k: u128) -> u8 {
+        let mut i = home(k);
+        loop {
+            let at = self.keys[i];
+            if at == k {
+                return self.bits[i];
+            }
+            // No word is empty, so 0 is no key.
+            if at == 0 {
+                return 0;
+            }
+            i = (i + 1) % SLOTS;
+        }
+    }
+}
+
+fn table() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {
-        let mut t = FxHashMap::default();
-        for (i, list) in LISTS.iter().enumerate() {
+        let mut t = Table {
+            keys: Box::new([0; SLOTS]),
+            bits: Box::new([0; SLOTS]),
+        };
+        for (l, list) in LISTS.iter().enumerate() {
             for w in *list {
-                *t.entry(*w).or_insert(0) |= 1 << i;
+                // tests::lists_are_lowercase_words holds every word to
+                // LONGEST_BYTES.
+                let Some(k) = key(w.as_bytes()) else {
+                    continue;
+                };
+                let mut i = home(k);
+                while t.keys[i] != 0 && t.keys[i] != k {
+                    i = (i + 1) % SLOTS;
+                }
+                t.keys[i] = k;
+                t.bits[i] |= 1 << l;
             }
         }
         t
     })
 }
 
+/// The bytes of a word packed in a u128, if there are at most
+/// [`LONGEST_BYTES`]: equal words, equal keys; and since no word holds a
+/// NUL, words of different lengths differ.
+#[inline]
+fn key(w: &[u8]) -> Option<u128> {
+    if w.is_empty() || w.len() > LONGEST_BYTES {
+        return None;
+    }
+    let mut k = [0u8; 16];
+    k[..w.len()].copy_from_slice(w);
+    Some(u128::from_le_bytes(k))
+}
+
 /// The languages (a bit each, as [`LANGS`]) whose list holds lowercase
 /// word `w`; 0 when none does.
 pub fn langs_of(w: &str) -> u8 {
-    table().get(w).copied().unwrap_or(0)
+    key(w.as_bytes()).map_or(0, |k| table().get(k))
 }
 
 /// Characters in the longest stop word. Lowercasing never makes a word
@@ -435,28 +501,48 @@ pub fn langs_of(w: &str) -> u8 {
 pub const LONGEST: usize = 10;
 
 /// [`langs_of`] a word of any case, of which the segmenter learned
-/// `kinds`; `buf` holds its lowercase when it needs one.
-pub(crate) fn langs_of_any(w: &str, kinds: Kinds, buf: &mut String) -> u8 {
+/// `kinds`, lowercased on the way into its key.
+pub(crate) fn langs_of_any(w: &str, kinds: Kinds) -> u8 {
+    let mut k = [0u8; 16];
     if kinds.ascii {
-        if w.len() > LONGEST {
+        if w.len() > LONGEST_BYTES {
             return 0;
         }
-        if !kinds.upper {
-            return langs_of(w);
+        for (d, c) in k.iter_mut().zip(w.bytes()) {
+            *d = c.to_ascii_lowercase();
         }
-        buf.clear();
-        buf.push_str(w);
-        buf.make_ascii_lowercase();
     } else {
         // A character is at most 4 bytes, and lowercasing never makes
         // fewer characters: a longer word is on no list.
-        if w.len() > 4 * LONGEST || w.chars().count() > LONGEST {
+        if w.len() > 4 * LONGEST {
             return 0;
         }
-        buf.clear();
-        lowercase_into(buf, w);
+        let mut n = 0;
+        let mut put = |l: char| {
+            let len = l.len_utf8();
+            match k.get_mut(n..n + len) {
+                Some(d) if n + len <= LONGEST_BYTES => {
+                    l.encode_utf8(d);
+                    n += len;
+                    true
+                }
+                _ => false,
+            }
+        };
+        for c in w.chars() {
+            let fits = match lowercase_of(c) {
+                Some(l) => put(l),
+                None => c.to_lowercase().all(&mut put),
+            };
+            if !fits {
+                return 0;
+            }
+        }
+        if n == 0 {
+            return 0;
+        }
     }
-    langs_of(buf)
+    table().get(u128::from_le_bytes(k))
 }
 
 #[cfg(test)]
@@ -482,35 +568,86 @@ mod tests {
             .flat_map(|l| l.iter())
             .map(|w| w.chars().count());
         assert_eq!(longest.max(), Some(LONGEST));
+        let longest = LISTS.iter().flat_map(|l| l.iter()).map(|w| w.len());
+        assert_eq!(longest.max(), Some(LONGEST_BYTES));
+        let used = table().keys.iter().filter(|&&k| k != 0).count();
+        assert!(used > 500 && used * 3 < SLOTS, "{used}");
     }
 
     #[test]
     fn any_case_finds_what_lowercase_finds() {
-        let mut buf = String::new();
-        let any = |w: &str, buf: &mut String| {
+        let any = |w: &str| {
             let kinds = Kinds {
                 letter: true,
                 ascii: w.is_ascii(),
                 upper: w.bytes().any(|b| b.is_ascii_uppercase()),
             };
-            langs_of_any(w, kinds, buf)
+            langs_of_any(w, kinds)
         };
         for list in LISTS {
             for w in list {
                 let bits = langs_of(w);
                 assert_ne!(bits, 0);
-                assert_eq!(any(w, &mut buf), bits, "{w}");
-                assert_eq!(any(&w.to_uppercase(), &mut buf), bits, "{w}");
+                assert_eq!(any(w), bits, "{w}");
+                assert_eq!(any(&w.to_uppercase()), bits, "{w}");
                 let mut cap = w.chars();
                 let first: String = cap
                     .next()
                     .into_iter()
                     .flat_map(char::to_uppercase)
                     .collect();
-                assert_eq!(any(&(first + cap.as_str()), &mut buf), bits, "{w}");
+                assert_eq!(any(&(first + cap.as_str())), bits, "{w}");
             }
         }
-        assert_eq!(any("Rīga", &mut buf), 0);
-        assert_eq!(any("THEREFOREANDSO", &mut buf), 0);
+        assert_eq!(any("Rīga"), 0);
+        assert_eq!(any("THEREFOREANDSO"), 0);
+    }
+
+    #[test]
+    fn the_table_is_the_lists() {
+        // The lists as a map of lowercase strings, as they were read.
+        let mut map = std::collections::HashMap::new();
+        for (l, list) in LISTS.iter().enumerate() {
+            for w in *list {
+                *map.entry(w.to_string()).or_insert(0u8) |= 1 << l;
+            }
+        }
+        let want = |w: &str| {
+            let mut low = String::new();
+            crate::document::words::lowercase_into(&mut low, w);
+            map.get(&low).copied().unwrap_or(0)
+        };
+        let mut words: Vec<String> = map.keys().cloned().collect();
+        words.extend(map.keys().map(|w| w.to_uppercase()));
+        // Random words from letters that lowercase to more or fewer bytes
+        // (İ, the Kelvin sign), stop words' letters, and others.
+        let alphabet: Vec<char> = "aeinstuārūšžēīAĀŠİKẞΣЖ語\u{301}".chars().collect();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..50_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = 1 + (x % 12) as usize;
+            words.push(
+                (0..n)
+                    .map(|i| alphabet[(x >> (4 * i + 8)) as usize % alphabet.len()])
+                    .collect(),
+            );
+        }
+        let mut found = 0;
+        for w in &words {
+            let kinds = Kinds {
+                letter: true,
+                ascii: w.is_ascii(),
+                upper: w.bytes().any(|b| b.is_ascii_uppercase()),
+            };
+            let bits = want(w);
+            assert_eq!(langs_of_any(w, kinds), bits, "{w:?}");
+            found += usize::from(bits != 0);
+            let mut low = String::new();
+            crate::document::words::lowercase_into(&mut low, w);
+            assert_eq!(langs_of(&low), bits, "{w:?}");
+        }
+        assert!(found > 2 * map.len(), "{found}");
     }
 }
