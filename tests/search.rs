@@ -350,6 +350,74 @@ fn an_idle_indexer_is_woken_by_a_logged_change_not_its_interval() {
     assert!(!sock.exists());
 }
 
+/// Changes that come one a transaction, as nlpc-vrfy's verdicts do during
+/// a crawl, are committed to the index together, not one commit each:
+/// twenty single-change commits made right after nlpc-index committed
+/// the first page all land in one or two more index commits
+/// (`search::index::COMMIT_GAP`), and every page is searchable.
+#[test]
+fn changes_arriving_one_by_one_share_an_index_commit() {
+    let c = Crawl::new();
+    let mut child = Killed(
+        c.cmd("nlpc-index")
+            .arg("--index")
+            .arg(index_dir(&c))
+            .args(["--use-interval", "1h"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let st = c.store();
+    let page = |i: usize| {
+        let url = format!("http://pa-vienai{i}.test/");
+        let k = c.plant(
+            &st,
+            &url,
+            State::Verified,
+            "text/html",
+            format!("<p>Lapa vienlaicīgi w{i}.</p>").as_bytes(),
+        );
+        let mut w = st.write().unwrap();
+        w.log_change(&k, State::Verified).unwrap();
+        w.commit().unwrap();
+        url
+    };
+    let first = page(0);
+    wait_until(
+        Duration::from_secs(20),
+        "the first page in the index",
+        || found(&c, "w0", &[]) == BTreeSet::from([first.clone()]),
+    );
+    // Just after that commit: twenty more, each in a transaction of its own.
+    let n = 20;
+    let mut urls: BTreeSet<String> = (1..=n).map(page).collect();
+    urls.insert(first);
+    wait_until(Duration::from_secs(30), "every page in the index", || {
+        found(&c, "vienlaicīgi", &[]).len() == n + 1
+    });
+    assert_eq!(found(&c, "vienlaicīgi", &[]), urls);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.0.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_eq!(child.0.wait().unwrap().code(), Some(0));
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut child.0.stderr.take().unwrap(), &mut log).unwrap();
+    let commits: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("through change"))
+        .collect();
+    // The first page's commit, then the twenty in at most two.
+    assert!(
+        (2..=3).contains(&commits.len()),
+        "{} index commits for {} changes: {commits:#?}",
+        commits.len(),
+        n + 1
+    );
+}
+
 /// The small corpus of the concordance and frequency tests.
 fn small_corpus() -> Crawl {
     let c = Crawl::new();
