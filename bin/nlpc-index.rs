@@ -25,7 +25,7 @@ fn main() {
         |ix, d| {
             // A few changes wait for more, up to COMMIT_GAP after the last
             // commit, so a crawl does not cost a commit per verdict; a stop
-            // signal ends the wait (the changes stay in the log).
+            // signal ends the wait (and they are flushed on the way out).
             if let Some(left) = ix.hold(&d.store)? {
                 if d.signals.wait(left) {
                     return Ok(0);
@@ -35,6 +35,8 @@ fn main() {
         },
         |ix, d| ix.pending(&d.store),
     );
+    // What waited for the commit gap is committed before stopping.
+    let run = run.and_then(|()| ix.flush(&d.store, &cache).map(drop));
     if let Err(e) = run {
         daemon::fail(NAME, e);
     }

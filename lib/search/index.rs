@@ -194,6 +194,21 @@ impl Indexer {
         Ok((n > 0 && n < self.cfg.batch).then_some(left))
     }
 
+    /// On the way out (a stop signal): commits the changes left waiting
+    /// for [`COMMIT_GAP`], a batch at most, so the last verdicts of a crawl
+    /// that ends (`nlpcd --once`) are searchable. A longer backlog waits
+    /// for the next run rather than hold the stop up.
+    pub fn flush(&mut self, store: &Store, cache: &Cache) -> Result<usize> {
+        let n = store
+            .read()?
+            .changes_after(self.cursor, self.cfg.batch + 1)?
+            .len();
+        if n == 0 || n > self.cfg.batch {
+            return Ok(0);
+        }
+        self.step(store, cache)
+    }
+
     /// Applies one batch of changes; returns how many it applied (0: the
     /// log has nothing after the cursor).
     pub fn step(&mut self, store: &Store, cache: &Cache) -> Result<usize> {
