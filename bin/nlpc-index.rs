@@ -22,9 +22,21 @@ fn main() {
     let run = d.run_on(
         wake::CHANGES,
         &mut ix,
-        |ix, d| ix.step(&d.store, &cache),
+        |ix, d| {
+            // A few changes wait for more, up to COMMIT_GAP after the last
+            // commit, so a crawl does not cost a commit per verdict; a stop
+            // signal ends the wait (and they are flushed on the way out).
+            if let Some(left) = ix.hold(&d.store)? {
+                if d.signals.wait(left) {
+                    return Ok(0);
+                }
+            }
+            ix.step(&d.store, &cache)
+        },
         |ix, d| ix.pending(&d.store),
     );
+    // What waited for the commit gap is committed before stopping.
+    let run = run.and_then(|()| ix.flush(&d.store, &cache).map(drop));
     if let Err(e) = run {
         daemon::fail(NAME, e);
     }

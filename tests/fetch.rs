@@ -1221,3 +1221,75 @@ fn bursts_leave_on_time_while_another_process_holds_the_write_lock() {
     assert_eq!(urls_in(&st, State::Fresh), urls);
     assert_consistent(&st, true);
 }
+
+#[test]
+fn an_address_without_rest_is_kept_busy_while_its_next_records_are_leased() {
+    // With --fetch-polite 0 an address answers a request a millisecond on
+    // loopback, and its next records are leased by the writer, behind
+    // whatever other process holds the write lock. nlpc-fetch asks for
+    // them while its queue is still half full (stage::fetch::queue), so
+    // the address keeps being asked during a long hold of the lock: more
+    // requests than the whole 32-record queue of before, none of them
+    // waiting for a lease; and each request leaves as soon as the answer
+    // before it ended.
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.35");
+    let st = c.store();
+    let n = 400;
+    let mut urls = Vec::new();
+    for j in 0..n {
+        let path = format!("/z{j}");
+        srv.route(&path, Reply::html(format!("page {j}")));
+        let u = srv.url("zero.test", &path);
+        plant_ready(&st, &u, &srv.ip());
+        urls.push(u);
+    }
+    drop(st);
+    let mut child = spawn({
+        let mut cmd = c.cmd("nlpc-fetch");
+        cmd.args(["--once", "--fetch-polite", "0"]);
+        cmd
+    });
+    let st = c.store();
+    wait_until(Duration::from_secs(60), "fetch progress", || {
+        st.read().unwrap().count(State::Fresh, false).unwrap() >= 40
+    });
+    let w = st.write().unwrap();
+    let held = std::time::Instant::now();
+    // The scenario: another process holds the lock for a second.
+    std::thread::sleep(Duration::from_millis(1000));
+    let released = std::time::Instant::now();
+    drop(w);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let during = srv
+        .page_hits()
+        .iter()
+        .filter(|h| h.at >= held && h.at < released)
+        .count();
+    assert!(
+        during > 40,
+        "{during} pages requested while another process held the write lock"
+    );
+    // And outside the hold, each request follows the answer before it, not
+    // the end of a wait of the loop's (50 ms): before, about every other
+    // request came 55-65 ms after the one before, the rest within 15 ms.
+    let hits = srv.page_hits();
+    let gaps: Vec<Duration> = hits
+        .windows(2)
+        .filter(|w| w[1].at < held || w[0].at >= released)
+        .map(|w| w[1].at.duration_since(w[0].at))
+        .collect();
+    let long = gaps
+        .iter()
+        .filter(|g| **g >= Duration::from_millis(40))
+        .count();
+    assert!(
+        long * 4 < gaps.len(),
+        "{long} of {} gaps between requests of 40 ms or more",
+        gaps.len()
+    );
+    urls.sort();
+    assert_eq!(urls_in(&st, State::Fresh), urls);
+    assert_consistent(&st, true);
+}

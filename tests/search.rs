@@ -350,6 +350,139 @@ fn an_idle_indexer_is_woken_by_a_logged_change_not_its_interval() {
     assert!(!sock.exists());
 }
 
+/// Waits until nlpc-index `child` is idle on its wake-up socket: its index
+/// is made and the log read out.
+fn wait_idle(c: &Crawl, child: &std::process::Child) {
+    let sock = c.db().join(nlpcrawl::store::wake::DIR).join(format!(
+        "{}.{:x}",
+        child.id(),
+        nlpcrawl::store::wake::CHANGES
+    ));
+    wait_until(
+        Duration::from_secs(20),
+        "nlpc-index's wake-up socket",
+        || sock.exists(),
+    );
+}
+
+/// Changes that come one a transaction, as nlpc-vrfy's verdicts do during
+/// a crawl, are committed to the index together, not one commit each:
+/// twenty single-change commits made right after nlpc-index committed
+/// the first page all land in one or two more index commits
+/// (`search::index::COMMIT_GAP`), and every page is searchable.
+#[test]
+fn changes_arriving_one_by_one_share_an_index_commit() {
+    let c = Crawl::new();
+    // The database first: nlpc-index opens it as it starts.
+    let st = c.store();
+    let mut child = Killed(
+        c.cmd("nlpc-index")
+            .arg("--index")
+            .arg(index_dir(&c))
+            .args(["--use-interval", "1h"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    wait_idle(&c, &child.0);
+    let page = |i: usize| {
+        let url = format!("http://pa-vienai{i}.test/");
+        let k = c.plant(
+            &st,
+            &url,
+            State::Verified,
+            "text/html",
+            format!("<p>Lapa vienlaicīgi w{i}.</p>").as_bytes(),
+        );
+        let mut w = st.write().unwrap();
+        w.log_change(&k, State::Verified).unwrap();
+        w.commit().unwrap();
+        url
+    };
+    let first = page(0);
+    wait_until(
+        Duration::from_secs(20),
+        "the first page in the index",
+        || found(&c, "w0", &[]) == BTreeSet::from([first.clone()]),
+    );
+    // Just after that commit: twenty more, each in a transaction of its own.
+    let n = 20;
+    let mut urls: BTreeSet<String> = (1..=n).map(page).collect();
+    urls.insert(first);
+    wait_until(Duration::from_secs(30), "every page in the index", || {
+        found(&c, "vienlaicīgi", &[]).len() == n + 1
+    });
+    assert_eq!(found(&c, "vienlaicīgi", &[]), urls);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.0.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_eq!(child.0.wait().unwrap().code(), Some(0));
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut child.0.stderr.take().unwrap(), &mut log).unwrap();
+    let commits: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("through change"))
+        .collect();
+    // The first page's commit, then the twenty in at most two.
+    assert!(
+        (2..=3).contains(&commits.len()),
+        "{} index commits for {} changes: {commits:#?}",
+        commits.len(),
+        n + 1
+    );
+}
+
+/// A stop signal while changes wait for the commit gap commits them on
+/// the way out: the last verdicts of a crawl that ends are searchable.
+#[test]
+fn changes_waiting_for_the_commit_gap_are_committed_at_a_stop() {
+    let c = Crawl::new();
+    // The database first: nlpc-index opens it as it starts.
+    let st = c.store();
+    let mut child = Killed(
+        c.cmd("nlpc-index")
+            .arg("--index")
+            .arg(index_dir(&c))
+            .args(["--use-interval", "1h"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_idle(&c, &child.0);
+    let mut urls = BTreeSet::new();
+    for (i, word) in ["pirmais", "pedejais"].into_iter().enumerate() {
+        let url = format!("http://beigas{i}.test/");
+        let k = c.plant(
+            &st,
+            &url,
+            State::Verified,
+            "text/html",
+            format!("<p>Lapa {word} galā.</p>").as_bytes(),
+        );
+        let mut w = st.write().unwrap();
+        w.log_change(&k, State::Verified).unwrap();
+        w.commit().unwrap();
+        urls.insert(url.clone());
+        if i == 0 {
+            // The first commit: the second change now waits for the gap.
+            wait_until(Duration::from_secs(20), "the first page", || {
+                found(&c, word, &[]) == BTreeSet::from([url.clone()])
+            });
+        }
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.0.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_eq!(child.0.wait().unwrap().code(), Some(0));
+    assert_eq!(found(&c, "galā", &[]), urls);
+}
+
 /// The small corpus of the concordance and frequency tests.
 fn small_corpus() -> Crawl {
     let c = Crawl::new();

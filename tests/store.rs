@@ -247,6 +247,43 @@ fn leases_of_a_killed_process_are_reclaimed() {
     assert_consistent(&st, true);
 }
 
+/// A daemon's look before it reclaims (`Daemon::reclaim`): a read
+/// transaction finds a dead lease among live ones, in any state, and
+/// finds none while every owner lives.
+#[test]
+fn a_read_finds_whether_any_lease_is_dead() {
+    let c = Crawl::new();
+    let st = c.store();
+    seed_n(&st, 20);
+    let mine = Lease {
+        pid: std::process::id(),
+        time: nlpcrawl::run::clock::real_now(),
+    };
+    let mut w = st.write().unwrap();
+    assert_eq!(w.lease(State::New, 10, mine).unwrap().len(), 10);
+    w.commit().unwrap();
+    let dead = |l: Lease| !lease_owner_alive(l);
+    assert!(!st.read().unwrap().any_lease(dead).unwrap());
+
+    // One record of another state, leased by a process that is gone.
+    let mut child = Command::new("true").spawn().expect("spawn true");
+    let gone = Lease {
+        pid: child.id(),
+        time: nlpcrawl::run::clock::real_now(),
+    };
+    child.wait().unwrap();
+    let k = plant_ready(&st, "http://gone.test/", "127.0.0.1");
+    let mut w = st.write().unwrap();
+    assert!(w.lease_key(&k, State::Ready, gone).unwrap().is_some());
+    w.commit().unwrap();
+    assert!(st.read().unwrap().any_lease(dead).unwrap());
+    // And the write that follows gives back that one alone.
+    let mut w = st.write().unwrap();
+    assert_eq!(w.reclaim(lease_owner_alive).unwrap(), 1);
+    w.commit().unwrap();
+    assert!(!st.read().unwrap().any_lease(dead).unwrap());
+}
+
 #[test]
 fn a_lease_from_before_the_pid_existed_is_dead() {
     // Our own pid, but a lease taken before this process started: the pid

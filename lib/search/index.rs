@@ -46,6 +46,14 @@ pub struct Config {
 /// their number low, and a killed daemon redoes at most one.
 pub const BATCH: usize = 512;
 
+/// The least time between two commits of a batch smaller than [`BATCH`].
+/// During a crawl the changes come a few at a time, and a commit per
+/// wake-up made hundreds of tiny segments and the merges that fold them
+/// (most of nlpc-index's CPU, and most of the crawl's, in
+/// `scripts/bench/compare`); a page waits this much longer at most before
+/// it is searchable. A full batch commits at once.
+pub const COMMIT_GAP: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Memory tantivy's writer may use before it writes a segment.
 const WRITER_MEMORY: usize = 64 << 20;
 
@@ -98,6 +106,8 @@ pub struct Indexer {
     f: Fields,
     /// The last change applied and committed.
     cursor: u64,
+    /// When this run last committed (none yet: the first batch goes at once).
+    committed: Option<std::time::Instant>,
 }
 
 impl Indexer {
@@ -124,6 +134,7 @@ impl Indexer {
             writer,
             f,
             cursor: 0,
+            committed: None,
         };
         match parse_payload(metas.payload.as_deref()) {
             Some(c) => ix.cursor = c,
@@ -133,6 +144,8 @@ impl Indexer {
                 // An empty commit with cursor 0: the planted changes are
                 // now the index's to apply, and are not planted again.
                 ix.commit(0)?;
+                // The pages planted are indexed at once, not a gap later.
+                ix.committed = None;
             }
         }
         Ok(ix)
@@ -159,7 +172,41 @@ impl Indexer {
         p.commit()
             .map_err(|e| index_error(path, "cannot commit", e))?;
         self.cursor = cursor;
+        self.committed = Some(std::time::Instant::now());
         Ok(())
+    }
+
+    /// How long to wait before the next [`Indexer::step`] so that its
+    /// commit is not the second within [`COMMIT_GAP`]; None when it may go
+    /// now: the gap has passed, the log holds a full batch, or it is empty
+    /// (nothing to wait for).
+    pub fn hold(&self, store: &Store) -> Result<Option<std::time::Duration>> {
+        let left = self.committed.map_or(std::time::Duration::ZERO, |t| {
+            COMMIT_GAP.saturating_sub(t.elapsed())
+        });
+        if left.is_zero() {
+            return Ok(None);
+        }
+        let n = store
+            .read()?
+            .changes_after(self.cursor, self.cfg.batch)?
+            .len();
+        Ok((n > 0 && n < self.cfg.batch).then_some(left))
+    }
+
+    /// On the way out (a stop signal): commits the changes left waiting
+    /// for [`COMMIT_GAP`], a batch at most, so the last verdicts of a crawl
+    /// that ends (`nlpcd --once`) are searchable. A longer backlog waits
+    /// for the next run rather than hold the stop up.
+    pub fn flush(&mut self, store: &Store, cache: &Cache) -> Result<usize> {
+        let n = store
+            .read()?
+            .changes_after(self.cursor, self.cfg.batch + 1)?
+            .len();
+        if n == 0 || n > self.cfg.batch {
+            return Ok(0);
+        }
+        self.step(store, cache)
     }
 
     /// Applies one batch of changes; returns how many it applied (0: the

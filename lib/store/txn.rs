@@ -231,6 +231,23 @@ macro_rules! view_methods {
             )
         }
 
+        /// True when a leased record's lease satisfies `f` (stops at the
+        /// first): lets a daemon see that no lease needs reclaiming
+        /// without taking the write lock.
+        pub fn any_lease(&self, mut f: impl FnMut(Lease) -> bool) -> Result<bool> {
+            let mut found = false;
+            for state in State::ALL {
+                self.walk_state(state, true, |_, r| {
+                    found = r.lease.is_none_or(&mut f);
+                    Ok(!found)
+                })?;
+                if found {
+                    break;
+                }
+            }
+            Ok(found)
+        }
+
         /// Walks every record in key order.
         pub fn walk_all(&self, f: impl FnMut(Key, Record) -> Result<bool>) -> Result<()> {
             walk_records(self.store, &self.txn, f)

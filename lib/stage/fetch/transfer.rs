@@ -63,6 +63,9 @@ impl Fetcher<'_> {
                         let Some(job) = q.jobs.remove(idx) else {
                             break;
                         };
+                        if queue::low(&policy, addr, q.jobs.len()) {
+                            self.want_fill = true;
+                        }
                         if let Some(why) = self.refused_by_robots(&rules, &job.rec.url, wall) {
                             let mut r = job.rec.clone();
                             let state = if rules.robots.denies_all() || why.contains("Visit-time") {

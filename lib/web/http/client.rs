@@ -107,7 +107,19 @@ pub struct Client {
     transfers: HashMap<usize, Transfer>,
     tags: HashMap<usize, u64>,
     next_token: usize,
+    /// Transfers were started since the last wait: the next wait is short
+    /// (see [`KICK`]).
+    sent: bool,
 }
+
+/// The longest wait right after transfers were started. A transfer
+/// started on a kept-alive connection often went on the wire only at the
+/// perform after the next wait, and libcurl gave that wait no timer nor
+/// socket to end it: with `--fetch-polite 0` one address was asked about
+/// every 60 ms (the 50 ms wait of nlpc-fetch's loop and the rest) instead
+/// of as soon as its last answer ended (tests/fetch.rs,
+/// an_address_without_rest_is_kept_busy_while_its_next_records_are_leased).
+const KICK: Duration = Duration::from_millis(1);
 
 fn curl_err(what: &'static str, e: impl std::fmt::Display) -> Error {
     Error::Input(format!("libcurl: {what}: {e}"))
@@ -176,6 +188,7 @@ impl Client {
             transfers: HashMap::new(),
             tags: HashMap::new(),
             next_token: 1,
+            sent: false,
         })
     }
 
@@ -277,6 +290,7 @@ impl Client {
     /// that finish meanwhile are returned by that poll.
     pub fn send(&mut self) -> Result<()> {
         self.multi.perform().map_err(|e| curl_err("perform", e))?;
+        self.sent = true;
         Ok(())
     }
 
@@ -294,6 +308,13 @@ impl Client {
         wake: Option<RawFd>,
     ) -> Result<(Vec<Response>, bool)> {
         self.multi.perform().map_err(|e| curl_err("perform", e))?;
+        // A look without waiting leaves the short wait to the next poll.
+        let wait = if self.sent && !wait.is_zero() {
+            self.sent = false;
+            wait.min(KICK)
+        } else {
+            wait
+        };
         let mut done = self.collect()?;
         let mut fds: Vec<WaitFd> = Vec::new();
         if let Some(fd) = wake {
