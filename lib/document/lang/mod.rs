@@ -27,6 +27,12 @@ use std::fmt;
 
 use whatlang::{Detector, Lang};
 
+mod features;
+mod scorer;
+mod witness;
+
+pub use witness::{first_witness, witness_scores, MIN_LETTERS, MIN_MARGIN, WITNESS_SAMPLE};
+
 /// One language and every name it goes by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Language {
@@ -338,20 +344,28 @@ pub fn sample(text: &str, cap: usize) -> Cow<'_, str> {
     if cap == 0 || text.len() <= cap {
         return Cow::Borrowed(text);
     }
-    let slice = (cap / SLICES).max(1);
-    let usable = text.len() - slice;
     let mut out = String::with_capacity(cap + 2 * SLICES);
-    for k in 0..SLICES {
-        let from = word_start(text, usable * (k + 1) / (SLICES + 1));
-        let to = word_end(text, (from + slice).min(text.len()));
-        if from < to {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(&text[from..to]);
+    for piece in pieces(text, cap) {
+        if !out.is_empty() {
+            out.push(' ');
         }
+        out.push_str(piece);
     }
     Cow::Owned(out)
+}
+
+/// The slices [`sample`] joins, without joining them: the whole text when
+/// it is no longer than `cap` (or `cap` is 0), else the non-empty slices.
+pub fn pieces(text: &str, cap: usize) -> impl Iterator<Item = &str> {
+    let whole = cap == 0 || text.len() <= cap;
+    let slice = (cap / SLICES).max(1);
+    let usable = text.len().saturating_sub(slice);
+    let slices = (0..SLICES).filter(move |_| !whole).filter_map(move |k| {
+        let from = word_start(text, usable * (k + 1) / (SLICES + 1));
+        let to = word_end(text, from.saturating_add(slice).min(text.len()));
+        (from < to).then(|| &text[from..to])
+    });
+    std::iter::once(text).filter(move |_| whole).chain(slices)
 }
 
 /// How far a slice's ends move to find white space; text without spaces

@@ -1,0 +1,129 @@
+//! The first language witness's scorer: a naive Bayes model of bigrams
+//! and trigrams of letters for each profiled language, read from a fixed
+//! table of costs (build.rs makes it from data/lang/train). One pass over
+//! a bounded sample adds up each language's cost and counts the letters
+//! of each script; nothing is allocated, sorted or hashed into a map.
+
+use whatlang::Lang;
+
+use super::features::{Script, Walk, BUCKETS, CODES, LANES, SCALE, SCRIPTS};
+
+/// Each bucket's cost in each language, [`LANES`] bytes a bucket; the
+/// type checks the file's size when the crate is built.
+static TABLE: &[u8; BUCKETS * LANES] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/lang_profiles.bin"));
+
+/// whatlang's language for each entry of [`CODES`].
+pub const LANGS: [Lang; CODES.len()] = [
+    Lang::Lav,
+    Lang::Lit,
+    Lang::Est,
+    Lang::Deu,
+    Lang::Eng,
+    Lang::Rus,
+    Lang::Ukr,
+    Lang::Bel,
+    Lang::Fin,
+    Lang::Pol,
+    Lang::Swe,
+    Lang::Fra,
+    Lang::Spa,
+];
+
+/// What one pass over a text found.
+#[derive(Clone, Debug, Default)]
+pub struct Scores {
+    /// Each language's cost of the text, in 1/SCALE nat.
+    cost: [u32; LANES],
+    /// Features scored.
+    pub features: u32,
+    /// Letters of the Latin, Cyrillic and other scripts.
+    pub latin: u32,
+    pub cyrillic: u32,
+    pub other: u32,
+}
+
+impl Scores {
+    /// Scores `pieces` of a text, each cut at a word boundary (so at most
+    /// the letters of the pieces are read).
+    pub fn of<'a>(pieces: impl IntoIterator<Item = &'a str>) -> Scores {
+        let mut s = Scores::default();
+        let mut walk = Walk::default();
+        let mut cost = [0u32; LANES];
+        let mut features = 0u32;
+        let (mut latin, mut cyrillic, mut other) = (0u32, 0u32, 0u32);
+        let mut add = |b: usize| {
+            // `b` is below BUCKETS by construction; get() keeps it so.
+            if let Some(row) = TABLE.get(b * LANES..b * LANES + LANES) {
+                for (c, &r) in cost.iter_mut().zip(row) {
+                    *c += u32::from(r);
+                }
+                features += 1;
+            }
+        };
+        for p in pieces {
+            walk.text(p, &mut add, |script| match script {
+                Script::Latin => latin += 1,
+                Script::Cyrillic => cyrillic += 1,
+                Script::Other => other += 1,
+            });
+            walk.boundary(&mut add);
+        }
+        s.cost = cost;
+        s.features = features;
+        (s.latin, s.cyrillic, s.other) = (latin, cyrillic, other);
+        s
+    }
+
+    /// Letters of every script.
+    pub fn letters(&self) -> u32 {
+        self.latin + self.cyrillic + self.other
+    }
+
+    /// Letters of `script`.
+    pub fn of_script(&self, script: Script) -> u32 {
+        match script {
+            Script::Latin => self.latin,
+            Script::Cyrillic => self.cyrillic,
+            Script::Other => self.other,
+        }
+    }
+
+    /// Each profiled language's mean cost of a feature, in nats.
+    pub fn per_feature(&self) -> [f64; CODES.len()] {
+        let n = f64::from(self.features.max(1)) * SCALE;
+        let mut out = [0.0; CODES.len()];
+        for (o, c) in out.iter_mut().zip(&self.cost) {
+            *o = f64::from(*c) / n;
+        }
+        out
+    }
+
+    /// The cheapest language (its index in [`CODES`]), its mean cost of a
+    /// feature and its margin to the next cheapest, both in nats a
+    /// feature; None before any feature.
+    pub fn best(&self) -> Option<(usize, f64, f64)> {
+        if self.features == 0 {
+            return None;
+        }
+        let per = self.per_feature();
+        let mut best = 0;
+        for (i, c) in per.iter().enumerate() {
+            if *c < per[best] {
+                best = i;
+            }
+        }
+        let second = per
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != best)
+            .map(|(_, c)| *c)
+            .fold(f64::INFINITY, f64::min);
+        Some((best, per[best], second - per[best]))
+    }
+}
+
+/// The script a profiled language is written in.
+pub fn script(i: usize) -> Script {
+    SCRIPTS.get(i).copied().unwrap_or(Script::Other)
+}
