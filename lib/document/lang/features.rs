@@ -141,3 +141,87 @@ impl Walk {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn letters_fold_to_lower_case_with_their_script() {
+        let f = |c| fold(c).map(|(x, s)| (char::from_u32(x).unwrap(), s));
+        let (l, c) = (Script::Latin, Script::Cyrillic);
+        for (up, low) in [
+            ('A', 'a'),
+            ('Z', 'z'),
+            ('Ā', 'ā'),
+            ('Č', 'č'),
+            ('Ģ', 'ģ'),
+            ('Ķ', 'ķ'),
+            ('Ļ', 'ļ'),
+            ('Ņ', 'ņ'),
+            ('Š', 'š'),
+            ('Ž', 'ž'),
+            ('Ū', 'ū'),
+            ('Ė', 'ė'),
+            ('Ų', 'ų'),
+            ('Õ', 'õ'),
+            ('Ä', 'ä'),
+            ('Ł', 'ł'),
+            ('Ź', 'ź'),
+            ('Ÿ', 'ÿ'),
+        ] {
+            assert_eq!(f(up), Some((low, l)), "{up}");
+            assert_eq!(f(low), Some((low, l)), "{low}");
+        }
+        for (up, low) in [
+            ('Я', 'я'),
+            ('Ё', 'ё'),
+            ('І', 'і'),
+            ('Ў', 'ў'),
+            ('Ґ', 'ґ'),
+            ('Є', 'є'),
+        ] {
+            assert_eq!(f(up), Some((low, c)), "{up}");
+            assert_eq!(f(low), Some((low, c)), "{low}");
+        }
+        for sep in [
+            ' ', '1', '.', '-', '\'', '’', '×', '÷', '«', '\u{a0}', '\u{0}', '€',
+        ] {
+            assert_eq!(f(sep), None, "{sep:?}");
+        }
+        assert_eq!(f('語'), Some(('語', Script::Other)));
+        assert_eq!(f('α'), Some(('α', Script::Other)));
+    }
+
+    #[test]
+    fn a_word_gives_two_features_a_letter_and_two_at_its_end() {
+        let mut n = 0;
+        let mut letters = 0;
+        let mut w = Walk::default();
+        w.text(
+            "Ab, cde!",
+            |b| {
+                assert!(b < BUCKETS);
+                n += 1;
+            },
+            |_| letters += 1,
+        );
+        w.boundary(|_| n += 1);
+        assert_eq!((letters, n), (5, 2 * 5 + 2 * 2));
+        // Pieces cut at word boundaries count as the whole.
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut w = Walk::default();
+        w.text("vārds un ", |x| a.push(x), |_| ());
+        w.text("otrs", |x| a.push(x), |_| ());
+        w.boundary(|x| a.push(x));
+        let mut w = Walk::default();
+        w.text("vārds un otrs", |x| b.push(x), |_| ());
+        w.boundary(|x| b.push(x));
+        assert_eq!(a, b);
+        // Bigrams and trigrams of the same letters fall apart.
+        assert_ne!(
+            trigram(SPACE, 'a' as u32, 'b' as u32),
+            bigram('a' as u32, 'b' as u32)
+        );
+    }
+}

@@ -582,6 +582,16 @@ mod tests {
     }
 
     #[test]
+    fn pieces_are_the_sample_unjoined() {
+        let text: String = (0..3000).map(|i| format!("vārds{i} ")).collect();
+        for cap in [0, 1, 64, 256, 512, 4096, text.len(), text.len() + 1] {
+            let joined = pieces(&text, cap).collect::<Vec<_>>().join(" ");
+            assert_eq!(joined, sample(&text, cap), "{cap}");
+        }
+        assert_eq!(pieces("", 512).collect::<Vec<_>>(), [""]);
+    }
+
+    #[test]
     fn steps_settle_early_or_ask_again() {
         let text = "Latvija ir valsts Baltijas jūras austrumu krastā. Tās galvaspilsēta ir Rīga, \
                     lielākā pilsēta Baltijas valstīs, kurā dzīvo gandrīz trešdaļa iedzīvotāju. "

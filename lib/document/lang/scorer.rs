@@ -127,3 +127,31 @@ impl Scores {
 pub fn script(i: usize) -> Script {
     SCRIPTS.get(i).copied().unwrap_or(Script::Other)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_is_its_language_s() {
+        for (code, l) in CODES.iter().zip(LANGS) {
+            assert_eq!(super::super::code(l), *code);
+        }
+        // Every profile is in the table: each language's costs vary.
+        for l in 0..CODES.len() {
+            let costs: Vec<u8> = (0..BUCKETS).map(|b| TABLE[b * LANES + l]).collect();
+            let (min, max) = (costs.iter().min(), costs.iter().max());
+            assert!(min < max, "{}", CODES[l]);
+        }
+    }
+
+    #[test]
+    fn a_text_scores_best_in_its_language() {
+        let s = Scores::of(["Šodien Rīgā visu dienu līs lietus, bet rīt būs saulains un silts."]);
+        assert_eq!(s.best().map(|b| LANGS[b.0]), Some(Lang::Lav));
+        assert_eq!((s.latin, s.cyrillic, s.other), (52, 0, 0));
+        let s = Scores::of(["Сегодня весь день идёт дождь, а завтра будет солнечно."]);
+        assert_eq!(s.best().map(|b| LANGS[b.0]), Some(Lang::Rus));
+        assert_eq!(Scores::of(["", " 12 "]).best(), None);
+    }
+}
