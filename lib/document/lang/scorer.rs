@@ -13,6 +13,10 @@ use super::features::{Script, Walk, BUCKETS, CODES, LANES, SCALE, SCRIPTS};
 static TABLE: &[u8; BUCKETS * LANES] =
     include_bytes!(concat!(env!("OUT_DIR"), "/lang_profiles.bin"));
 
+/// The most features one [`Scores`] adds up; the rest of a longer text
+/// is not scored.
+const MAX_FEATURES: u32 = 1 << 22;
+
 /// whatlang's language for each entry of [`CODES`].
 pub const LANGS: [Lang; CODES.len()] = [
     Lang::Lav,
@@ -47,14 +51,21 @@ impl Scores {
     /// Scores `pieces` of a text, each cut at a word boundary (so at most
     /// the letters of the pieces are read).
     pub fn of<'a>(pieces: impl IntoIterator<Item = &'a str>) -> Scores {
-        let mut s = Scores::default();
         let mut walk = Walk::default();
         let mut cost = [0u32; LANES];
         let mut features = 0u32;
         let (mut latin, mut cyrillic, mut other) = (0u32, 0u32, 0u32);
+        // Rows of a known length, so that adding one is a few vector
+        // instructions.
+        let (rows, _) = TABLE.as_chunks::<LANES>();
         let mut add = |b: usize| {
-            // `b` is below BUCKETS by construction; get() keeps it so.
-            if let Some(row) = TABLE.get(b * LANES..b * LANES + LANES) {
+            // Costs of at most 255 add up in a u32 without overflow up to
+            // this many features, far beyond any sample.
+            if features >= MAX_FEATURES {
+                return;
+            }
+            // `b` is below BUCKETS by construction; the mask keeps it so.
+            if let Some(row) = rows.get(b & (BUCKETS - 1)) {
                 for (c, &r) in cost.iter_mut().zip(row) {
                     *c += u32::from(r);
                 }
@@ -69,10 +80,13 @@ impl Scores {
             });
             walk.boundary(&mut add);
         }
-        s.cost = cost;
-        s.features = features;
-        (s.latin, s.cyrillic, s.other) = (latin, cyrillic, other);
-        s
+        Scores {
+            cost,
+            features,
+            latin,
+            cyrillic,
+            other,
+        }
     }
 
     /// Letters of every script.
