@@ -457,13 +457,20 @@ fn judge_text_counted(
     None
 }
 
-/// The language of `text` as [`judge_text`] finds it: whatlang is asked
-/// first about a short sample ([`lang::FIRST_SAMPLE`]), whose answer
-/// stands when whatlang calls it reliable and the rule would not weigh
-/// the dictionary on it (no filter, a language outside the filter, or one
-/// of the filter with at least `--lang-min-conf`); else again about the
-/// `--lang-max-text` sample.
+/// The language of `text` as [`judge_text`] finds it. Under a filter,
+/// the first witness ([`lang::first_witness`]) settles a text that is
+/// clearly in a filter language, with at least `--lang-min-conf`. Else
+/// whatlang is asked first about a short sample ([`lang::FIRST_SAMPLE`]),
+/// whose answer stands when whatlang calls it reliable and the rule would
+/// not weigh the dictionary on it (no filter, a language outside the
+/// filter, or one of the filter with at least `--lang-min-conf`); else
+/// again about the `--lang-max-text` sample.
 pub fn language(cfg: &Config, text: &str) -> Option<lang::Guess> {
+    if !cfg.langs.is_empty() {
+        if let Some(g) = lang::first_witness(&cfg.langs, text, cfg.lang_min_conf) {
+            return Some(g);
+        }
+    }
     lang::detect_in_steps(cfg.detector(), text, cfg.lang_max_text, |g| {
         g.reliable
             && (cfg.langs.is_empty()

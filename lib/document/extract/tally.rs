@@ -80,7 +80,7 @@ impl Tally {
     /// read again, as is a text that is not the one noted.
     pub fn ratio(&self, dict: &Dict, text: &str, cap: usize) -> Ratio {
         let b = text.as_bytes();
-        let slices = lang::slices(text, cap);
+        let slices: Vec<Range<usize>> = lang::slices(text, cap).collect();
         // ASCII white space always parts words (`words::words`), so a
         // slice with it (or an end) on both sides holds whole words, the
         // same as in the whole text.
@@ -182,7 +182,7 @@ mod tests {
                 let want = d.ratio(&lang::sample(&text, cap));
                 assert_eq!(tally.ratio(&d, &text, cap), want, "cap {cap}");
                 let b = text.as_bytes();
-                let slices = lang::slices(&text, cap);
+                let slices: Vec<_> = lang::slices(&text, cap).collect();
                 sampled += usize::from(slices.len() > 1);
                 slices_cut_in_words += usize::from(slices.iter().any(|r| {
                     r.start > 0 && !b[r.start - 1].is_ascii_whitespace()

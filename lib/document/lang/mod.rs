@@ -27,6 +27,12 @@ use std::fmt;
 
 use whatlang::{Detector, Lang};
 
+mod features;
+mod scorer;
+mod witness;
+
+pub use witness::{first_witness, witness_scores, MIN_LETTERS, MIN_MARGIN, WITNESS_SAMPLE};
+
 /// One language and every name it goes by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Language {
@@ -339,33 +345,33 @@ pub fn sample(text: &str, cap: usize) -> Cow<'_, str> {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(cap + 2 * SLICES);
-    for r in slices(text, cap) {
+    for piece in pieces(text, cap) {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(&text[r]);
+        out.push_str(piece);
     }
     Cow::Owned(out)
 }
 
 /// The byte ranges of `text` that [`sample`] joins with a space between
-/// them, in order, none empty (they may overlap); the whole text when it
+/// them, in order, none empty (they may overlap): the whole text when it
 /// is no longer than `cap` or `cap` is 0. Each is between characters.
-pub fn slices(text: &str, cap: usize) -> Vec<std::ops::Range<usize>> {
-    if cap == 0 || text.len() <= cap {
-        return std::iter::once(0..text.len()).collect();
-    }
+pub fn slices(text: &str, cap: usize) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let whole = cap == 0 || text.len() <= cap;
     let slice = (cap / SLICES).max(1);
-    let usable = text.len() - slice;
-    let mut out = Vec::with_capacity(SLICES);
-    for k in 0..SLICES {
+    let usable = text.len().saturating_sub(slice);
+    let parts = (0..SLICES).filter(move |_| !whole).filter_map(move |k| {
         let from = word_start(text, usable * (k + 1) / (SLICES + 1));
-        let to = word_end(text, (from + slice).min(text.len()));
-        if from < to {
-            out.push(from..to);
-        }
-    }
-    out
+        let to = word_end(text, from.saturating_add(slice).min(text.len()));
+        (from < to).then_some(from..to)
+    });
+    std::iter::once(0..text.len()).filter(move |_| whole).chain(parts)
+}
+
+/// The slices [`sample`] joins, without joining them.
+pub fn pieces(text: &str, cap: usize) -> impl Iterator<Item = &str> {
+    slices(text, cap).filter_map(move |r| text.get(r))
 }
 
 /// How far a slice's ends move to find white space; text without spaces
@@ -579,6 +585,16 @@ mod tests {
         let cjk = "語".repeat(5000);
         let s = sample(&cjk, 400);
         assert!(s.len() < 500 && s.replace(' ', "").chars().all(|c| c == '語'));
+    }
+
+    #[test]
+    fn pieces_are_the_sample_unjoined() {
+        let text: String = (0..3000).map(|i| format!("vārds{i} ")).collect();
+        for cap in [0, 1, 64, 256, 512, 4096, text.len(), text.len() + 1] {
+            let joined = pieces(&text, cap).collect::<Vec<_>>().join(" ");
+            assert_eq!(joined, sample(&text, cap), "{cap}");
+        }
+        assert_eq!(pieces("", 512).collect::<Vec<_>>(), [""]);
     }
 
     #[test]

@@ -1,0 +1,193 @@
+//! The first language witness's scorer: a naive Bayes model of bigrams
+//! and trigrams of letters for each profiled language, read from a fixed
+//! table of costs (build.rs makes it from data/lang/train). One pass over
+//! a bounded sample adds up each language's cost and counts the letters
+//! of each script; nothing is allocated, sorted or hashed into a map.
+
+use whatlang::Lang;
+
+use super::features::{Script, Walk, BUCKETS, CODES, LANES, SCALE, SCRIPTS};
+
+/// Each bucket's cost in each language, [`LANES`] bytes a bucket; the
+/// type checks the file's size when the crate is built.
+static TABLE: &[u8; BUCKETS * LANES] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/lang_profiles.bin"));
+
+/// The most features one [`Scores`] adds up; the rest of a longer text
+/// is not scored.
+const MAX_FEATURES: u32 = 1 << 22;
+
+/// whatlang's language for each entry of [`CODES`].
+pub const LANGS: [Lang; CODES.len()] = [
+    Lang::Lav,
+    Lang::Lit,
+    Lang::Est,
+    Lang::Deu,
+    Lang::Eng,
+    Lang::Rus,
+    Lang::Ukr,
+    Lang::Bel,
+    Lang::Fin,
+    Lang::Pol,
+    Lang::Swe,
+    Lang::Fra,
+    Lang::Spa,
+];
+
+/// What one pass over a text found.
+#[derive(Clone, Debug, Default)]
+pub struct Scores {
+    /// Each language's cost of the text, in 1/SCALE nat.
+    cost: [u32; LANES],
+    /// Features scored.
+    pub features: u32,
+    /// Letters of the Latin, Cyrillic and other scripts.
+    pub latin: u32,
+    pub cyrillic: u32,
+    pub other: u32,
+}
+
+impl Scores {
+    /// Scores `pieces` of a text, each cut at a word boundary (so at most
+    /// the letters of the pieces are read).
+    pub fn of<'a>(pieces: impl IntoIterator<Item = &'a str>) -> Scores {
+        let mut walk = Walk::default();
+        let mut cost = [0u32; LANES];
+        let mut features = 0u32;
+        let (mut latin, mut cyrillic, mut other) = (0u32, 0u32, 0u32);
+        // Rows of a known length, so that adding one is a few vector
+        // instructions.
+        let (rows, _) = TABLE.as_chunks::<LANES>();
+        let mut add = |b: usize| {
+            // Costs of at most 255 add up in a u32 without overflow up to
+            // this many features, far beyond any sample.
+            if features >= MAX_FEATURES {
+                return;
+            }
+            // `b` is below BUCKETS by construction; the mask keeps it so.
+            if let Some(row) = rows.get(b & (BUCKETS - 1)) {
+                for (c, &r) in cost.iter_mut().zip(row) {
+                    *c += u32::from(r);
+                }
+                features += 1;
+            }
+        };
+        for p in pieces {
+            walk.text(p, &mut add, |script| match script {
+                Script::Latin => latin += 1,
+                Script::Cyrillic => cyrillic += 1,
+                Script::Other => other += 1,
+            });
+            walk.boundary(&mut add);
+        }
+        Scores {
+            cost,
+            features,
+            latin,
+            cyrillic,
+            other,
+        }
+    }
+
+    /// Letters of every script.
+    pub fn letters(&self) -> u32 {
+        self.latin + self.cyrillic + self.other
+    }
+
+    /// Letters of `script`.
+    pub fn of_script(&self, script: Script) -> u32 {
+        match script {
+            Script::Latin => self.latin,
+            Script::Cyrillic => self.cyrillic,
+            Script::Other => self.other,
+        }
+    }
+
+    /// Each profiled language's mean cost of a feature, in nats.
+    pub fn per_feature(&self) -> [f64; CODES.len()] {
+        let n = f64::from(self.features.max(1)) * SCALE;
+        let mut out = [0.0; CODES.len()];
+        for (o, c) in out.iter_mut().zip(&self.cost) {
+            *o = f64::from(*c) / n;
+        }
+        out
+    }
+
+    /// The cheapest language (its index in [`CODES`]), its mean cost of a
+    /// feature and its margin to the next cheapest, both in nats a
+    /// feature; None before any feature.
+    pub fn best(&self) -> Option<(usize, f64, f64)> {
+        if self.features == 0 {
+            return None;
+        }
+        let per = self.per_feature();
+        let mut best = 0;
+        for (i, c) in per.iter().enumerate() {
+            if *c < per[best] {
+                best = i;
+            }
+        }
+        let second = per
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != best)
+            .map(|(_, c)| *c)
+            .fold(f64::INFINITY, f64::min);
+        Some((best, per[best], second - per[best]))
+    }
+}
+
+/// The script a profiled language is written in.
+pub fn script(i: usize) -> Script {
+    SCRIPTS.get(i).copied().unwrap_or(Script::Other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_is_its_language_s() {
+        for (code, l) in CODES.iter().zip(LANGS) {
+            assert_eq!(super::super::code(l), *code);
+        }
+        // Every profile is in the table: each language's costs vary.
+        for l in 0..CODES.len() {
+            let costs: Vec<u8> = (0..BUCKETS).map(|b| TABLE[b * LANES + l]).collect();
+            let (min, max) = (costs.iter().min(), costs.iter().max());
+            assert!(min < max, "{}", CODES[l]);
+        }
+    }
+
+    #[test]
+    fn sums_are_exact() {
+        let text = "Rīgas pilsētas dome šodien apstiprināja jauno plānu. ".repeat(40);
+        let s = Scores::of([text.as_str()]);
+        let mut want = [0u64; LANES];
+        let mut n = 0;
+        let mut walk = Walk::default();
+        let mut add = |b: usize| {
+            for (w, &c) in want.iter_mut().zip(&TABLE[b * LANES..b * LANES + LANES]) {
+                *w += u64::from(c);
+            }
+            n += 1;
+        };
+        walk.text(&text, &mut add, |_| ());
+        walk.boundary(&mut add);
+        assert!(n > 4000, "{n}");
+        assert_eq!(s.features, n);
+        for (c, w) in s.cost.iter().zip(want) {
+            assert_eq!(u64::from(*c), w);
+        }
+    }
+
+    #[test]
+    fn a_text_scores_best_in_its_language() {
+        let s = Scores::of(["Šodien Rīgā visu dienu līs lietus, bet rīt būs saulains un silts."]);
+        assert_eq!(s.best().map(|b| LANGS[b.0]), Some(Lang::Lav));
+        assert_eq!((s.latin, s.cyrillic, s.other), (52, 0, 0));
+        let s = Scores::of(["Сегодня весь день идёт дождь, а завтра будет солнечно."]);
+        assert_eq!(s.best().map(|b| LANGS[b.0]), Some(Lang::Rus));
+        assert_eq!(Scores::of(["", " 12 "]).best(), None);
+    }
+}
