@@ -149,6 +149,40 @@ fn is_space(c: u8) -> bool {
     matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
 }
 
+/// Byte classes for the runs read in one go inside a tag: what ends a tag
+/// name, an attribute name, an unquoted value (or needs a closer look).
+const TAG_NAME_END: u8 = 1;
+const ATTR_NAME_END: u8 = 2;
+const UNQUOTED_END: u8 = 4;
+
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let space = matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+        if space || b == b'/' || b == b'>' || b == 0 {
+            t[c] |= TAG_NAME_END | ATTR_NAME_END;
+        }
+        if b == b'=' {
+            t[c] |= ATTR_NAME_END;
+        }
+        if space || b == b'>' || b == b'&' || b == 0 {
+            t[c] |= UNQUOTED_END;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// How many bytes from the start of `s` are none of the class `end`.
+#[inline]
+fn run_len(s: &[u8], end: u8) -> usize {
+    s.iter()
+        .position(|&c| CLASS[c as usize] & end != 0)
+        .unwrap_or(s.len())
+}
+
 /// What ends an end tag's name (or a double-escape's `script`).
 #[inline]
 fn ends_name(c: u8) -> bool {
@@ -422,6 +456,14 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
                 return;
             };
             match st {
+                In::Name if CLASS[c as usize] & TAG_NAME_END == 0 => {
+                    let n = run_len(&doc[i..], TAG_NAME_END);
+                    let from = self.name.len();
+                    self.name.extend_from_slice(&doc[i..i + n]);
+                    self.name[from..].make_ascii_lowercase();
+                    i += n;
+                    continue;
+                }
                 In::Name => match c {
                     b'/' => st = In::SelfClosing,
                     b'>' => return self.emit(i + 1, false),
@@ -446,6 +488,16 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
                         continue;
                     }
                 },
+                In::AttrName if CLASS[c as usize] & ATTR_NAME_END == 0 => {
+                    let n = run_len(&doc[i..], ATTR_NAME_END);
+                    if self.wants {
+                        let from = self.attr_name.len();
+                        self.attr_name.extend_from_slice(&doc[i..i + n]);
+                        self.attr_name[from..].make_ascii_lowercase();
+                    }
+                    i += n;
+                    continue;
+                }
                 In::AttrName => match c {
                     b'/' | b'>' => {
                         st = In::AfterAttr;
@@ -485,6 +537,14 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
                     if i >= doc.len() {
                         continue;
                     }
+                }
+                In::Unquoted if CLASS[c as usize] & UNQUOTED_END == 0 => {
+                    let n = run_len(&doc[i..], UNQUOTED_END);
+                    if self.wants {
+                        self.attr_value.extend_from_slice(&doc[i..i + n]);
+                    }
+                    i += n;
+                    continue;
                 }
                 In::Unquoted => match c {
                     b'>' => return self.emit(i + 1, false),
