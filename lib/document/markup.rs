@@ -945,3 +945,51 @@ pub fn has_token(list: &[u8], token: &[u8]) -> bool {
     list.split(|c| c.is_ascii_whitespace() || *c == b',')
         .any(|t| t.eq_ignore_ascii_case(token))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `char_ref` relies on: the table is sorted for binary search,
+    /// names are ASCII alphanumerics with or without a final `;`, at most
+    /// 32 bytes, and those without `;` at most 6.
+    #[test]
+    fn the_entity_table_is_what_the_lookup_assumes() {
+        assert_eq!(ENTITIES.len(), 2231);
+        assert!(ENTITIES.windows(2).all(|w| w[0].0 < w[1].0));
+        for (name, value) in ENTITIES.iter() {
+            let bare = name.strip_suffix(b";").unwrap_or(name);
+            assert!(!bare.is_empty() && bare.iter().all(u8::is_ascii_alphanumeric));
+            assert!(name.len() <= 32, "{name:?}");
+            if !name.ends_with(b";") {
+                assert!(name.len() <= 6, "{name:?}");
+                let mut with = name.to_vec();
+                with.push(b';');
+                assert_eq!(entity(&with), Some(*value), "{name:?}");
+            }
+            assert!(std::str::from_utf8(value).is_ok());
+        }
+        assert_eq!(entity(b"amp;"), Some(&b"&"[..]));
+        assert_eq!(
+            entity(b"CounterClockwiseContourIntegral;"),
+            Some("∳".as_bytes())
+        );
+    }
+
+    /// The C1 replacements are windows-1252's reading of those bytes, and
+    /// the five bytes it leaves undefined keep their number.
+    #[test]
+    fn c1_references_read_as_windows_1252() {
+        for b in 0x80u8..=0x9F {
+            let byte = [b];
+            let (s, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&byte);
+            let want = s.chars().next().map(u32::from);
+            let r = format!("#{b};");
+            let got = match numeric_ref(r.as_bytes()) {
+                Some((Decoded::Char(c), _)) => Some(u32::from(c)),
+                _ => None,
+            };
+            assert_eq!(got, want, "{b:#x}");
+        }
+    }
+}
