@@ -31,7 +31,7 @@ impl Sink for Recorder {
         match self.wants {
             0 => false,
             1 => true,
-            _ => name.len() % 2 == 0,
+            _ => name.len().is_multiple_of(2),
         }
     }
     fn attr(&mut self, name: &[u8], value: &[u8]) {

@@ -120,7 +120,7 @@ const C1: [u16; 32] = [
 
 /// What the text between tags is, after the last start tag.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Text {
+enum Content {
     Data,
     RcData,
     RawText,
@@ -282,7 +282,7 @@ struct Tokenizer<'d, 's, S> {
     pos: usize,
     sink: &'s mut S,
     mode: Mode,
-    text: Text,
+    text: Content,
     /// The element whose end tag ends the raw text being read.
     raw_end: &'static [u8],
     /// The current tag's name, lowercase (reused).
@@ -301,13 +301,13 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
     fn run(&mut self) {
         while self.pos < self.doc.len() {
             match self.text {
-                Text::Data => self.data(),
-                Text::PlainText => {
+                Content::Data => self.data(),
+                Content::PlainText => {
                     let rest = self.doc.get(self.pos..).unwrap_or_default();
                     self.raw_text(rest);
                     self.pos = self.doc.len();
                 }
-                Text::RcData | Text::RawText | Text::Script => self.raw(),
+                Content::RcData | Content::RawText | Content::Script => self.raw(),
             }
         }
     }
@@ -344,7 +344,7 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
                 },
                 _ => {
                     self.tag_open();
-                    if self.text != Text::Data {
+                    if self.text != Content::Data {
                         return;
                     }
                 }
@@ -694,17 +694,17 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
         let doc = self.doc;
         let start = self.pos;
         let end = match self.text {
-            Text::Script => self.script_end(start),
+            Content::Script => self.script_end(start),
             _ => self.raw_text_end(start),
         };
         let stop = end.map_or(doc.len(), |(lt, _)| lt);
         let body = doc.get(start..stop).unwrap_or_default();
-        if self.text == Text::RcData {
+        if self.text == Content::RcData {
             self.rcdata_text(body);
         } else {
             self.raw_text(body);
         }
-        self.text = Text::Data;
+        self.text = Content::Data;
         match end {
             Some((_, after)) => {
                 self.name.clear();
@@ -892,18 +892,18 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
 /// The elements whose content the tree builder reads as other text than
 /// markup (scripting on, so `noscript` is raw text), and the end tag that
 /// ends it.
-fn raw_kind(name: &[u8]) -> Option<(Text, &'static [u8])> {
+fn raw_kind(name: &[u8]) -> Option<(Content, &'static [u8])> {
     Some(match name {
-        b"title" => (Text::RcData, b"title"),
-        b"textarea" => (Text::RcData, b"textarea"),
-        b"script" => (Text::Script, b"script"),
-        b"style" => (Text::RawText, b"style"),
-        b"iframe" => (Text::RawText, b"iframe"),
-        b"xmp" => (Text::RawText, b"xmp"),
-        b"noembed" => (Text::RawText, b"noembed"),
-        b"noframes" => (Text::RawText, b"noframes"),
-        b"noscript" => (Text::RawText, b"noscript"),
-        b"plaintext" => (Text::PlainText, b"plaintext"),
+        b"title" => (Content::RcData, b"title"),
+        b"textarea" => (Content::RcData, b"textarea"),
+        b"script" => (Content::Script, b"script"),
+        b"style" => (Content::RawText, b"style"),
+        b"iframe" => (Content::RawText, b"iframe"),
+        b"xmp" => (Content::RawText, b"xmp"),
+        b"noembed" => (Content::RawText, b"noembed"),
+        b"noframes" => (Content::RawText, b"noframes"),
+        b"noscript" => (Content::RawText, b"noscript"),
+        b"plaintext" => (Content::PlainText, b"plaintext"),
         _ => return None,
     })
 }
@@ -926,7 +926,7 @@ pub fn tokenize<S: Sink>(doc: &[u8], mode: Mode, sink: &mut S) {
         pos: 0,
         sink,
         mode,
-        text: Text::Data,
+        text: Content::Data,
         raw_end: b"",
         name: Vec::new(),
         end: false,
