@@ -150,7 +150,7 @@ fn is_space(c: u8) -> bool {
 }
 
 /// Byte classes for the runs read in one go inside a tag: what ends a tag
-/// name, an attribute name, an unquoted value (or needs a closer look).
+/// name, an attribute name, an unquoted value, or needs a closer look.
 const TAG_NAME_END: u8 = 1;
 const ATTR_NAME_END: u8 = 2;
 const UNQUOTED_END: u8 = 4;
@@ -161,7 +161,9 @@ const CLASS: [u8; 256] = {
     while c < 256 {
         let b = c as u8;
         let space = matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
-        if space || b == b'/' || b == b'>' || b == 0 {
+        // Uppercase leaves the run too, to be lowered one at a time: names
+        // are nearly always lowercase already.
+        if space || b == b'/' || b == b'>' || b == 0 || b.is_ascii_uppercase() {
             t[c] |= TAG_NAME_END | ATTR_NAME_END;
         }
         if b == b'=' {
@@ -458,9 +460,7 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
             match st {
                 In::Name if CLASS[c as usize] & TAG_NAME_END == 0 => {
                     let n = run_len(&doc[i..], TAG_NAME_END);
-                    let from = self.name.len();
                     self.name.extend_from_slice(&doc[i..i + n]);
-                    self.name[from..].make_ascii_lowercase();
                     i += n;
                     continue;
                 }
@@ -491,9 +491,7 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
                 In::AttrName if CLASS[c as usize] & ATTR_NAME_END == 0 => {
                     let n = run_len(&doc[i..], ATTR_NAME_END);
                     if self.wants {
-                        let from = self.attr_name.len();
                         self.attr_name.extend_from_slice(&doc[i..i + n]);
-                        self.attr_name[from..].make_ascii_lowercase();
                     }
                     i += n;
                     continue;
