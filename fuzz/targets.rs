@@ -17,6 +17,11 @@ use nlpcrawl::web::links;
 use nlpcrawl::web::robots::{Entry, Robots};
 use nlpcrawl::web::url::{self, Base};
 
+/// html5gum's reading of a document, for the differential target.
+mod markup_ref {
+    include!("markup_ref.rs");
+}
+
 /// What a target does to one input.
 pub type Target = fn(&[u8]);
 
@@ -29,6 +34,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("text", text),
     ("record", record),
     ("http", http),
+    ("markup", markup),
 ];
 
 const KINDS: [Kind; 4] = [Kind::Html, Kind::Xhtml, Kind::Xml, Kind::Plain];
@@ -263,4 +269,10 @@ pub fn http(data: &[u8]) {
     for enc in ["gzip", "deflate", "br", &h.content_encoding] {
         let _ = http::decode_body(enc, data.to_vec(), 1 << 16);
     }
+}
+
+/// Our tokenizer and html5gum make the same calls on a sink for any input,
+/// in every mode (fuzz/markup_ref.rs says where the reference is corrected).
+pub fn markup(data: &[u8]) {
+    markup_ref::assert_same(data);
 }

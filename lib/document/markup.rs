@@ -1,13 +1,20 @@
-//! One pass of the html5gum tokenizer over a document, handing tags,
-//! attributes and text to a [`Sink`]. Link extraction and visible-text
-//! extraction are both sinks; the tokenizer bookkeeping lives here once.
+//! One pass of our own HTML tokenizer over a document, handing tags,
+//! attributes and text to a [`Sink`]. Link extraction, visible text and main
+//! text are all sinks; the tokenizer lives here once.
 //!
-//! html5gum is a WHATWG tokenizer, so tag soup, entities in attributes,
-//! uppercase names and unquoted values read as a browser reads them. The
-//! emitter asks for no parse errors and keeps no tokens, which is what makes
-//! it fast.
+//! It follows the tokenization section of the WHATWG HTML standard, so tag
+//! soup, entities in attributes, uppercase names, unquoted values, odd
+//! comment endings and `</script` inside script comments read as a browser
+//! reads them. It is ours (it replaced html5gum) for speed: whole runs of
+//! text are found with memchr and handed over as one slice, comments,
+//! doctypes and the values of attributes nobody asked for are skipped
+//! without being looked at byte by byte, and nothing is allocated per tag.
+//! Parse errors are not reported; tokens are not kept. Input is bytes: any
+//! bytes are read (invalid UTF-8 passes through), and the callers decode.
+//! tests/markup.rs holds it equal to html5gum's reading of the same input.
 
-use html5gum::{Emitter, State, Tokenizer};
+use crate::document::entities::ENTITIES;
+use memchr::{memchr, memchr2, memchr3};
 
 /// What a pass over the markup wants to hear.
 pub trait Sink {
@@ -100,27 +107,527 @@ pub enum Mode {
     Xml,
 }
 
-struct TagEmitter<'s, S> {
+/// U+FFFD, which stands for a NUL the standard replaces.
+const FFFD: &[u8] = "\u{FFFD}".as_bytes();
+
+/// The standard's replacements for numeric references to the C1 controls
+/// 0x80..=0x9F (as windows-1252 reads those bytes); 0 keeps the number.
+const C1: [u16; 32] = [
+    0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039,
+    0x0152, 0, 0x017D, 0, 0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC,
+    0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+];
+
+/// What the text between tags is, after the last start tag.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Content {
+    Data,
+    RcData,
+    RawText,
+    Script,
+    PlainText,
+}
+
+/// Where in a tag the tokenizer is (the standard's tag states).
+#[derive(Clone, Copy)]
+enum In {
+    Name,
+    BeforeAttr,
+    AttrName,
+    AfterAttr,
+    BeforeValue,
+    Quoted(u8),
+    Unquoted,
+    AfterValue,
+    SelfClosing,
+}
+
+/// The standard's whitespace, with CR, which its input preprocessing turns
+/// into LF before the tokenizer sees it.
+#[inline]
+fn is_space(c: u8) -> bool {
+    matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
+}
+
+/// Byte classes for the runs read in one go inside a tag: what ends a tag
+/// name, an attribute name, an unquoted value, or needs a closer look.
+const TAG_NAME_END: u8 = 1;
+const ATTR_NAME_END: u8 = 2;
+const UNQUOTED_END: u8 = 4;
+
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let space = matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+        // Uppercase leaves the run too, to be lowered one at a time: names
+        // are nearly always lowercase already.
+        if space || b == b'/' || b == b'>' || b == 0 || b.is_ascii_uppercase() {
+            t[c] |= TAG_NAME_END | ATTR_NAME_END;
+        }
+        if b == b'=' {
+            t[c] |= ATTR_NAME_END;
+        }
+        if space || b == b'>' || b == b'&' || b == 0 {
+            t[c] |= UNQUOTED_END;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// How many bytes from the start of `s` are none of the class `end`.
+#[inline]
+fn run_len(s: &[u8], end: u8) -> usize {
+    s.iter()
+        .position(|&c| CLASS[c as usize] & end != 0)
+        .unwrap_or(s.len())
+}
+
+/// What ends an end tag's name (or a double-escape's `script`).
+#[inline]
+fn ends_name(c: u8) -> bool {
+    is_space(c) || c == b'/' || c == b'>'
+}
+
+/// What a character reference stands for.
+enum Decoded {
+    Named(&'static [u8]),
+    Char(char),
+}
+
+impl Decoded {
+    fn bytes<'b>(&self, buf: &'b mut [u8; 4]) -> &'b [u8] {
+        match *self {
+            Decoded::Named(s) => s,
+            Decoded::Char(c) => c.encode_utf8(buf).as_bytes(),
+        }
+    }
+}
+
+fn entity(name: &[u8]) -> Option<&'static [u8]> {
+    ENTITIES
+        .binary_search_by(|(k, _)| (*k).cmp(name))
+        .ok()
+        .map(|i| ENTITIES[i].1)
+}
+
+/// Reads the character reference after an `&`; `s` starts after it.
+/// Returns what it stands for and how many bytes of `s` it took, or None
+/// when the `&` is plain text. `in_attr` applies the standard's rule for
+/// attribute values: a name without `;` followed by `=` or an alphanumeric
+/// stays as written (so `?a=1&copy=2` is not a copyright sign).
+fn char_ref(s: &[u8], in_attr: bool) -> Option<(Decoded, usize)> {
+    match *s.first()? {
+        b'#' => numeric_ref(s),
+        c if c.is_ascii_alphanumeric() => {
+            // The longest name is 31 characters and a `;`.
+            let n = s
+                .iter()
+                .take(33)
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .count();
+            if n < 32 && s.get(n) == Some(&b';') {
+                if let Some(v) = s.get(..=n).and_then(entity) {
+                    return Some((Decoded::Named(v), n + 1));
+                }
+            }
+            // The names valid without `;` are at most 6 long; a longer run
+            // followed by `;` matched above or matches none of them with `;`
+            // (its prefixes are followed by an alphanumeric, not by `;`).
+            for k in (2..=n.min(6)).rev() {
+                if let Some(v) = s.get(..k).and_then(entity) {
+                    let next = s.get(k).copied();
+                    if in_attr && next.is_some_and(|c| c == b'=' || c.is_ascii_alphanumeric()) {
+                        return None;
+                    }
+                    return Some((Decoded::Named(v), k));
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn numeric_ref(s: &[u8]) -> Option<(Decoded, usize)> {
+    let hex = matches!(s.get(1), Some(b'x' | b'X'));
+    let (radix, from) = if hex { (16, 2) } else { (10, 1) };
+    let mut i = from;
+    let mut v: u32 = 0;
+    while let Some(d) = s.get(i).and_then(|&c| (c as char).to_digit(radix)) {
+        // Past U+10FFFF the value is replaced anyway: stop it growing.
+        v = (v * radix + d).min(0x11_0000);
+        i += 1;
+    }
+    if i == from {
+        return None;
+    }
+    if s.get(i) == Some(&b';') {
+        i += 1;
+    }
+    let c = match v {
+        0 => '\u{FFFD}',
+        0x80..=0x9F => match C1[(v - 0x80) as usize] {
+            0 => char::from_u32(v).unwrap_or('\u{FFFD}'),
+            r => char::from_u32(u32::from(r)).unwrap_or('\u{FFFD}'),
+        },
+        // Surrogates and values past U+10FFFF.
+        _ => char::from_u32(v).unwrap_or('\u{FFFD}'),
+    };
+    Some((Decoded::Char(c), i))
+}
+
+struct Tokenizer<'d, 's, S> {
+    doc: &'d [u8],
+    pos: usize,
     sink: &'s mut S,
     mode: Mode,
+    text: Content,
+    /// The element whose end tag ends the raw text being read.
+    raw_end: &'static [u8],
+    /// The current tag's name, lowercase (reused).
     name: Vec<u8>,
-    end_tag: bool,
-    self_closing: bool,
-    last_start_tag: Vec<u8>,
-    /// The sink has been told the tag's name.
+    end: bool,
+    /// The sink has been told the start tag's name.
     opened: bool,
     /// The sink wants this tag's attributes.
     wants: bool,
+    in_attr: bool,
     attr_name: Vec<u8>,
     attr_value: Vec<u8>,
-    in_attr: bool,
 }
 
-impl<S: Sink> TagEmitter<'_, S> {
-    /// Hands the tag name over once it is complete: at its first attribute
-    /// or at the end of the tag.
+impl<S: Sink> Tokenizer<'_, '_, S> {
+    fn run(&mut self) {
+        while self.pos < self.doc.len() {
+            match self.text {
+                Content::Data => self.data(),
+                Content::PlainText => {
+                    let rest = self.doc.get(self.pos..).unwrap_or_default();
+                    self.raw_text(rest);
+                    self.pos = self.doc.len();
+                }
+                Content::RcData | Content::RawText | Content::Script => self.raw(),
+            }
+        }
+    }
+
+    /// The data state, until a tag switches to another kind of text.
+    fn data(&mut self) {
+        let doc = self.doc;
+        while let Some(rest) = doc.get(self.pos..) {
+            let Some(i) = memchr3(b'<', b'&', b'\r', rest) else {
+                if !rest.is_empty() {
+                    self.sink.text(rest);
+                }
+                self.pos = doc.len();
+                return;
+            };
+            if i > 0 {
+                self.sink.text(&rest[..i]);
+            }
+            self.pos += i + 1;
+            match rest[i] {
+                b'\r' => {
+                    self.sink.text(b"\n");
+                    if doc.get(self.pos) == Some(&b'\n') {
+                        self.pos += 1;
+                    }
+                }
+                b'&' => match char_ref(&rest[i + 1..], false) {
+                    Some((d, n)) => {
+                        let mut buf = [0; 4];
+                        self.sink.text(d.bytes(&mut buf));
+                        self.pos += n;
+                    }
+                    None => self.sink.text(b"&"),
+                },
+                _ => {
+                    self.tag_open();
+                    if self.text != Content::Data {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// After a `<` in the data state.
+    fn tag_open(&mut self) {
+        let doc = self.doc;
+        let p = self.pos;
+        match doc.get(p) {
+            Some(b'!') => self.declaration(p + 1),
+            Some(b'/') => match doc.get(p + 1) {
+                Some(c) if c.is_ascii_alphabetic() => {
+                    self.name.clear();
+                    self.tag(true, p + 1);
+                }
+                Some(b'>') => self.pos = p + 2,
+                None => {
+                    self.sink.text(b"</");
+                    self.pos = doc.len();
+                }
+                Some(_) => self.skip_to_gt(p + 1),
+            },
+            Some(c) if c.is_ascii_alphabetic() => {
+                self.name.clear();
+                self.tag(false, p);
+            }
+            Some(b'?') => self.skip_to_gt(p),
+            _ => self.sink.text(b"<"),
+        }
+    }
+
+    /// A bogus comment or a doctype: both end at the next `>`.
+    fn skip_to_gt(&mut self, from: usize) {
+        let doc = self.doc;
+        self.pos = match doc.get(from..).and_then(|r| memchr(b'>', r)) {
+            Some(i) => from + i + 1,
+            None => doc.len(),
+        };
+    }
+
+    /// After `<!`: a comment, a doctype, CDATA or a bogus comment.
+    fn declaration(&mut self, p: usize) {
+        let doc = self.doc;
+        let rest = doc.get(p..).unwrap_or_default();
+        if rest.starts_with(b"--") {
+            self.comment(p + 2);
+        } else if rest
+            .get(..7)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"doctype"))
+        {
+            self.skip_to_gt(p + 7);
+        } else if self.mode == Mode::Xml && rest.starts_with(b"[CDATA[") {
+            // In XML, CDATA sections are text; in HTML, bogus comments.
+            let body = rest.get(7..).unwrap_or_default();
+            let n = memchr::memmem::find(body, b"]]>");
+            let end = n.unwrap_or(body.len());
+            self.text_cr(&body[..end]);
+            self.pos = match n {
+                Some(n) => p + 7 + n + 3,
+                None => doc.len(),
+            };
+        } else {
+            self.skip_to_gt(p);
+        }
+    }
+
+    /// A comment whose body starts at `p`: it ends at the first `-->` or
+    /// `--!>` inside it, or at once as `<!-->` or `<!--->`.
+    fn comment(&mut self, p: usize) {
+        let doc = self.doc;
+        let rest = doc.get(p..).unwrap_or_default();
+        if rest.first() == Some(&b'>') {
+            self.pos = p + 1;
+            return;
+        }
+        if rest.starts_with(b"->") {
+            self.pos = p + 2;
+            return;
+        }
+        let mut from = 0;
+        while let Some(i) = rest.get(from..).and_then(|r| memchr(b'>', r)) {
+            let gt = from + i;
+            let before = &rest[..gt];
+            if before.ends_with(b"--") || before.ends_with(b"--!") {
+                self.pos = p + gt + 1;
+                return;
+            }
+            from = gt + 1;
+        }
+        self.pos = doc.len();
+    }
+
+    /// A tag whose name starts at `i` (after anything already in
+    /// `self.name`), to its `>`.
+    fn tag(&mut self, end: bool, mut i: usize) {
+        let doc = self.doc;
+        self.end = end;
+        self.opened = false;
+        self.wants = false;
+        self.in_attr = false;
+        let mut st = In::Name;
+        loop {
+            let Some(&c) = doc.get(i) else {
+                // End of file in a tag: the tag is dropped.
+                self.pos = doc.len();
+                return;
+            };
+            match st {
+                In::Name if CLASS[c as usize] & TAG_NAME_END == 0 => {
+                    let n = run_len(&doc[i..], TAG_NAME_END);
+                    self.name.extend_from_slice(&doc[i..i + n]);
+                    i += n;
+                    continue;
+                }
+                In::Name => match c {
+                    b'/' => st = In::SelfClosing,
+                    b'>' => return self.emit(i + 1, false),
+                    0 => self.name.extend_from_slice(FFFD),
+                    c if is_space(c) => st = In::BeforeAttr,
+                    c => self.name.push(c.to_ascii_lowercase()),
+                },
+                In::BeforeAttr => match c {
+                    b'/' | b'>' => {
+                        st = In::AfterAttr;
+                        continue;
+                    }
+                    c if is_space(c) => {}
+                    b'=' => {
+                        self.new_attr();
+                        self.push_name(c);
+                        st = In::AttrName;
+                    }
+                    _ => {
+                        self.new_attr();
+                        st = In::AttrName;
+                        continue;
+                    }
+                },
+                In::AttrName if CLASS[c as usize] & ATTR_NAME_END == 0 => {
+                    let n = run_len(&doc[i..], ATTR_NAME_END);
+                    if self.wants {
+                        self.attr_name.extend_from_slice(&doc[i..i + n]);
+                    }
+                    i += n;
+                    continue;
+                }
+                In::AttrName => match c {
+                    b'/' | b'>' => {
+                        st = In::AfterAttr;
+                        continue;
+                    }
+                    c if is_space(c) => {
+                        st = In::AfterAttr;
+                        continue;
+                    }
+                    b'=' => st = In::BeforeValue,
+                    _ => self.push_name(c),
+                },
+                In::AfterAttr => match c {
+                    b'/' => st = In::SelfClosing,
+                    b'=' => st = In::BeforeValue,
+                    b'>' => return self.emit(i + 1, false),
+                    c if is_space(c) => {}
+                    _ => {
+                        self.new_attr();
+                        st = In::AttrName;
+                        continue;
+                    }
+                },
+                In::BeforeValue => match c {
+                    b'"' | b'\'' => st = In::Quoted(c),
+                    b'>' => return self.emit(i + 1, false),
+                    c if is_space(c) => {}
+                    _ => {
+                        st = In::Unquoted;
+                        continue;
+                    }
+                },
+                In::Quoted(q) => {
+                    i = self.quoted(i, q);
+                    st = In::AfterValue;
+                    // i is at the closing quote, or at the end.
+                    if i >= doc.len() {
+                        continue;
+                    }
+                }
+                In::Unquoted if CLASS[c as usize] & UNQUOTED_END == 0 => {
+                    let n = run_len(&doc[i..], UNQUOTED_END);
+                    if self.wants {
+                        self.attr_value.extend_from_slice(&doc[i..i + n]);
+                    }
+                    i += n;
+                    continue;
+                }
+                In::Unquoted => match c {
+                    b'>' => return self.emit(i + 1, false),
+                    c if is_space(c) => st = In::BeforeAttr,
+                    b'&' if self.wants => {
+                        i = self.value_ref(i + 1);
+                        continue;
+                    }
+                    0 if self.wants => self.attr_value.extend_from_slice(FFFD),
+                    _ if self.wants => self.attr_value.push(c),
+                    _ => {}
+                },
+                In::AfterValue => match c {
+                    b'/' => st = In::SelfClosing,
+                    b'>' => return self.emit(i + 1, false),
+                    c if is_space(c) => st = In::BeforeAttr,
+                    _ => {
+                        st = In::BeforeAttr;
+                        continue;
+                    }
+                },
+                In::SelfClosing => match c {
+                    b'>' => return self.emit(i + 1, true),
+                    _ => {
+                        st = In::BeforeAttr;
+                        continue;
+                    }
+                },
+            }
+            i += 1;
+        }
+    }
+
+    /// A quoted attribute value from `i` to its closing quote `q`: returns
+    /// where that quote is (or the end of the document).
+    fn quoted(&mut self, mut i: usize, q: u8) -> usize {
+        let doc = self.doc;
+        if !self.wants {
+            // Nobody reads it, and no character reference can hide the quote.
+            return match doc.get(i..).and_then(|r| memchr(q, r)) {
+                Some(n) => i + n,
+                None => doc.len(),
+            };
+        }
+        while let Some(rest) = doc.get(i..) {
+            let Some(n) = memchr3(q, b'&', b'\r', rest) else {
+                push_text(&mut self.attr_value, rest);
+                return doc.len();
+            };
+            push_text(&mut self.attr_value, &rest[..n]);
+            i += n;
+            match rest[n] {
+                b'&' => i = self.value_ref(i + 1),
+                b'\r' => {
+                    self.attr_value.push(b'\n');
+                    i += 1;
+                    if doc.get(i) == Some(&b'\n') {
+                        i += 1;
+                    }
+                }
+                _ => return i,
+            }
+        }
+        doc.len()
+    }
+
+    /// A character reference in a wanted attribute value, after its `&`
+    /// at `i - 1`: appends it and returns where the value goes on.
+    fn value_ref(&mut self, i: usize) -> usize {
+        let rest = self.doc.get(i..).unwrap_or_default();
+        match char_ref(rest, true) {
+            Some((d, n)) => {
+                let mut buf = [0; 4];
+                self.attr_value.extend_from_slice(d.bytes(&mut buf));
+                i + n
+            }
+            None => {
+                self.attr_value.push(b'&');
+                i
+            }
+        }
+    }
+
     fn ensure_open(&mut self) {
-        if !self.opened && !self.end_tag {
+        if !self.opened && !self.end {
             self.wants = self.sink.open(&self.name);
             self.opened = true;
         }
@@ -136,146 +643,298 @@ impl<S: Sink> TagEmitter<'_, S> {
             self.in_attr = false;
         }
     }
-}
 
-impl<S: Sink> Emitter for TagEmitter<'_, S> {
-    type Token = std::convert::Infallible;
-
-    fn set_last_start_tag(&mut self, last_start_tag: Option<&[u8]>) {
-        self.last_start_tag.clear();
-        self.last_start_tag
-            .extend(last_start_tag.unwrap_or_default());
+    /// A new attribute starts: the tag's name is complete, the last
+    /// attribute too. End tags' attributes are nobody's.
+    fn new_attr(&mut self) {
+        if !self.end {
+            self.ensure_open();
+            self.flush_attr();
+            self.in_attr = true;
+        }
     }
-
-    fn emit_eof(&mut self) {}
-
-    fn emit_error(&mut self, _: html5gum::Error) {}
 
     #[inline]
-    fn should_emit_errors(&mut self) -> bool {
-        false
+    fn push_name(&mut self, c: u8) {
+        if self.wants {
+            match c {
+                0 => self.attr_name.extend_from_slice(FFFD),
+                c => self.attr_name.push(c.to_ascii_lowercase()),
+            }
+        }
     }
 
-    fn pop_token(&mut self) -> Option<Self::Token> {
-        None
-    }
-
-    fn emit_string(&mut self, s: &[u8]) {
-        self.sink.text(s);
-    }
-
-    fn init_start_tag(&mut self) {
-        self.name.clear();
-        self.end_tag = false;
-        self.self_closing = false;
-        self.in_attr = false;
-        self.opened = false;
-        self.wants = false;
-    }
-
-    fn init_end_tag(&mut self) {
-        self.name.clear();
-        self.end_tag = true;
-        self.self_closing = false;
-        self.in_attr = false;
-        self.wants = false;
-    }
-
-    fn init_comment(&mut self) {}
-
-    fn emit_current_tag(&mut self) -> Option<State> {
-        if self.end_tag {
-            self.in_attr = false;
-            self.attr_name.clear();
-            self.attr_value.clear();
-            self.last_start_tag.clear();
+    /// The tag is over at `next`; hands it to the sink and picks the kind
+    /// of text that follows, as the tree builder would for these elements.
+    fn emit(&mut self, next: usize, self_closing: bool) {
+        self.pos = next;
+        if self.end {
             self.sink.end(&self.name);
-            return None;
+            return;
         }
         self.ensure_open();
         self.flush_attr();
-        self.sink.close(&self.name, self.self_closing);
-        self.last_start_tag.clear();
-        self.last_start_tag.extend_from_slice(&self.name);
-        match self.mode {
+        self.sink.close(&self.name, self_closing);
+        let raw = match self.mode {
             Mode::Xml => None,
-            Mode::Xhtml if self.self_closing => None,
-            Mode::Html | Mode::Xhtml => html5gum::naive_next_state(&self.name),
+            Mode::Xhtml if self_closing => None,
+            Mode::Html | Mode::Xhtml => raw_kind(&self.name),
+        };
+        if let Some((text, name)) = raw {
+            self.text = text;
+            self.raw_end = name;
         }
     }
 
-    fn emit_current_comment(&mut self) {}
-
-    fn emit_current_doctype(&mut self) {}
-
-    fn set_self_closing(&mut self) {
-        self.self_closing = true;
-    }
-
-    fn set_force_quirks(&mut self) {}
-
-    fn push_tag_name(&mut self, s: &[u8]) {
-        self.name.extend_from_slice(s);
-    }
-
-    fn push_comment(&mut self, _: &[u8]) {}
-
-    fn push_doctype_name(&mut self, _: &[u8]) {}
-
-    fn init_doctype(&mut self) {}
-
-    fn init_attribute(&mut self) {
-        self.ensure_open();
-        self.flush_attr();
-        self.in_attr = true;
-    }
-
-    fn push_attribute_name(&mut self, s: &[u8]) {
-        if self.wants {
-            self.attr_name.extend_from_slice(s);
+    /// RCDATA, RAWTEXT or script data, up to the end tag of the element
+    /// that opened it (or the end of the document).
+    fn raw(&mut self) {
+        let doc = self.doc;
+        let start = self.pos;
+        let end = match self.text {
+            Content::Script => self.script_end(start),
+            _ => self.raw_text_end(start),
+        };
+        let stop = end.map_or(doc.len(), |(lt, _)| lt);
+        let body = doc.get(start..stop).unwrap_or_default();
+        if self.text == Content::RcData {
+            self.rcdata_text(body);
+        } else {
+            self.raw_text(body);
+        }
+        self.text = Content::Data;
+        match end {
+            Some((_, after)) => {
+                self.name.clear();
+                self.name.extend_from_slice(self.raw_end);
+                self.tag(true, after);
+            }
+            None => self.pos = doc.len(),
         }
     }
 
-    fn push_attribute_value(&mut self, s: &[u8]) {
-        if self.wants {
-            self.attr_value.extend_from_slice(s);
+    /// When the `<` at `lt` starts the end tag that ends the raw text: the
+    /// position just after its name.
+    #[inline]
+    fn end_tag_at(&self, lt: usize) -> Option<usize> {
+        let doc = self.doc;
+        let n = self.raw_end.len();
+        let name_at = lt + 2;
+        if doc.get(lt + 1) == Some(&b'/')
+            && doc
+                .get(name_at..name_at + n)
+                .is_some_and(|w| w.eq_ignore_ascii_case(self.raw_end))
+            && doc.get(name_at + n).is_some_and(|&c| ends_name(c))
+        {
+            Some(name_at + n)
+        } else {
+            None
         }
     }
 
-    fn set_doctype_public_identifier(&mut self, _: &[u8]) {}
-
-    fn set_doctype_system_identifier(&mut self, _: &[u8]) {}
-
-    fn push_doctype_public_identifier(&mut self, _: &[u8]) {}
-
-    fn push_doctype_system_identifier(&mut self, _: &[u8]) {}
-
-    fn current_is_appropriate_end_tag_token(&mut self) -> bool {
-        self.end_tag && !self.last_start_tag.is_empty() && self.last_start_tag == self.name
+    fn raw_text_end(&self, start: usize) -> Option<(usize, usize)> {
+        let doc = self.doc;
+        let mut i = start;
+        loop {
+            let lt = i + memchr(b'<', doc.get(i..)?)?;
+            if let Some(after) = self.end_tag_at(lt) {
+                return Some((lt, after));
+            }
+            i = lt + 1;
+        }
     }
 
-    fn adjusted_current_node_present_but_not_in_html_namespace(&mut self) -> bool {
-        // In XML, CDATA sections are text; in HTML, bogus comments.
-        self.mode == Mode::Xml
+    /// Script data with its escaped and double-escaped states, as far as
+    /// they decide which `</script` ends the script: one inside
+    /// `<!-- <script> ... -->` does not.
+    fn script_end(&self, start: usize) -> Option<(usize, usize)> {
+        #[derive(Clone, Copy)]
+        enum St {
+            Plain,
+            Escaped,
+            Double,
+        }
+        let doc = self.doc;
+        let mut st = St::Plain;
+        let mut i = start;
+        loop {
+            match st {
+                St::Plain => {
+                    let lt = i + memchr(b'<', doc.get(i..)?)?;
+                    match doc.get(lt + 1) {
+                        Some(b'/') => {
+                            if let Some(after) = self.end_tag_at(lt) {
+                                return Some((lt, after));
+                            }
+                            i = lt + 2;
+                        }
+                        Some(b'!') if doc.get(lt + 2..lt + 4) == Some(b"--") => {
+                            // The dashes are read again by the escaped
+                            // state: `<!-->` ends the escape at once.
+                            st = St::Escaped;
+                            i = lt + 2;
+                        }
+                        _ => i = lt + 1,
+                    }
+                }
+                St::Escaped | St::Double => {
+                    let j = i + memchr2(b'-', b'<', doc.get(i..)?)?;
+                    if doc[j] == b'-' {
+                        let k = j + doc[j..].iter().take_while(|&&c| c == b'-').count();
+                        if k - j >= 2 && doc.get(k) == Some(&b'>') {
+                            st = St::Plain;
+                            i = k + 1;
+                        } else {
+                            i = k;
+                        }
+                        continue;
+                    }
+                    let slash = doc.get(j + 1) == Some(&b'/');
+                    if let St::Escaped = st {
+                        if slash {
+                            if let Some(after) = self.end_tag_at(j) {
+                                return Some((j, after));
+                            }
+                            i = j + 2;
+                            continue;
+                        }
+                    } else if !slash {
+                        i = j + 1;
+                        continue;
+                    }
+                    // `<script` (escaped) or `</script` (double escaped),
+                    // ended by a space, `/` or `>`, switches between the two.
+                    let from = if slash { j + 2 } else { j + 1 };
+                    let k = from
+                        + doc
+                            .get(from..)?
+                            .iter()
+                            .take_while(|c| c.is_ascii_alphabetic())
+                            .count();
+                    if k == from {
+                        i = from;
+                        continue;
+                    }
+                    match doc.get(k) {
+                        Some(&c) if ends_name(c) => {
+                            if doc[from..k].eq_ignore_ascii_case(b"script") {
+                                st = if slash { St::Escaped } else { St::Double };
+                            }
+                            i = k + 1;
+                        }
+                        _ => i = k,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Text as the data state's CDATA hands it on: CRs made LFs.
+    fn text_cr(&mut self, mut s: &[u8]) {
+        while let Some(i) = memchr(b'\r', s) {
+            if i > 0 {
+                self.sink.text(&s[..i]);
+            }
+            self.sink.text(b"\n");
+            s = &s[i + 1..];
+            if s.first() == Some(&b'\n') {
+                s = &s[1..];
+            }
+        }
+        if !s.is_empty() {
+            self.sink.text(s);
+        }
+    }
+
+    /// RAWTEXT, script data and PLAINTEXT: NULs replaced, CRs made LFs.
+    fn raw_text(&mut self, mut s: &[u8]) {
+        while let Some(i) = memchr2(0, b'\r', s) {
+            if i > 0 {
+                self.sink.text(&s[..i]);
+            }
+            s = &s[i..];
+            if s[0] == 0 {
+                self.sink.text(FFFD);
+                s = &s[1..];
+            } else {
+                self.sink.text(b"\n");
+                s = &s[1..];
+                if s.first() == Some(&b'\n') {
+                    s = &s[1..];
+                }
+            }
+        }
+        if !s.is_empty() {
+            self.sink.text(s);
+        }
+    }
+
+    /// RCDATA: as RAWTEXT, with character references.
+    fn rcdata_text(&mut self, mut s: &[u8]) {
+        while let Some(i) = memchr(b'&', s) {
+            self.raw_text(&s[..i]);
+            s = &s[i + 1..];
+            match char_ref(s, false) {
+                Some((d, n)) => {
+                    let mut buf = [0; 4];
+                    self.sink.text(d.bytes(&mut buf));
+                    s = s.get(n..).unwrap_or_default();
+                }
+                None => self.sink.text(b"&"),
+            }
+        }
+        self.raw_text(s);
     }
 }
 
-/// Tokenizes `doc` (UTF-8, or close to it) and feeds `sink`.
+/// The elements whose content the tree builder reads as other text than
+/// markup (scripting on, so `noscript` is raw text), and the end tag that
+/// ends it.
+fn raw_kind(name: &[u8]) -> Option<(Content, &'static [u8])> {
+    Some(match name {
+        b"title" => (Content::RcData, b"title"),
+        b"textarea" => (Content::RcData, b"textarea"),
+        b"script" => (Content::Script, b"script"),
+        b"style" => (Content::RawText, b"style"),
+        b"iframe" => (Content::RawText, b"iframe"),
+        b"xmp" => (Content::RawText, b"xmp"),
+        b"noembed" => (Content::RawText, b"noembed"),
+        b"noframes" => (Content::RawText, b"noframes"),
+        b"noscript" => (Content::RawText, b"noscript"),
+        b"plaintext" => (Content::PlainText, b"plaintext"),
+        _ => return None,
+    })
+}
+
+/// Appends value text, NULs replaced.
+fn push_text(out: &mut Vec<u8>, mut s: &[u8]) {
+    while let Some(i) = memchr(0, s) {
+        out.extend_from_slice(&s[..i]);
+        out.extend_from_slice(FFFD);
+        s = &s[i + 1..];
+    }
+    out.extend_from_slice(s);
+}
+
+/// Tokenizes `doc` (UTF-8, or close to it: any bytes are read) and feeds
+/// `sink`.
 pub fn tokenize<S: Sink>(doc: &[u8], mode: Mode, sink: &mut S) {
-    let emitter = TagEmitter {
+    Tokenizer {
+        doc,
+        pos: 0,
         sink,
         mode,
+        text: Content::Data,
+        raw_end: b"",
         name: Vec::new(),
-        end_tag: false,
-        self_closing: false,
-        last_start_tag: Vec::new(),
+        end: false,
         opened: false,
         wants: false,
+        in_attr: false,
         attr_name: Vec::new(),
         attr_value: Vec::new(),
-        in_attr: false,
-    };
-    for _ in Tokenizer::new_with_emitter(doc, emitter) {}
+    }
+    .run();
 }
 
 /// True when a comma- or space-separated list (a `rel`, a robots
@@ -283,4 +942,52 @@ pub fn tokenize<S: Sink>(doc: &[u8], mode: Mode, sink: &mut S) {
 pub fn has_token(list: &[u8], token: &[u8]) -> bool {
     list.split(|c| c.is_ascii_whitespace() || *c == b',')
         .any(|t| t.eq_ignore_ascii_case(token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `char_ref` relies on: the table is sorted for binary search,
+    /// names are ASCII alphanumerics with or without a final `;`, at most
+    /// 32 bytes, and those without `;` at most 6.
+    #[test]
+    fn the_entity_table_is_what_the_lookup_assumes() {
+        assert_eq!(ENTITIES.len(), 2231);
+        assert!(ENTITIES.windows(2).all(|w| w[0].0 < w[1].0));
+        for (name, value) in ENTITIES.iter() {
+            let bare = name.strip_suffix(b";").unwrap_or(name);
+            assert!(!bare.is_empty() && bare.iter().all(u8::is_ascii_alphanumeric));
+            assert!(name.len() <= 32, "{name:?}");
+            if !name.ends_with(b";") {
+                assert!(name.len() <= 6, "{name:?}");
+                let mut with = name.to_vec();
+                with.push(b';');
+                assert_eq!(entity(&with), Some(*value), "{name:?}");
+            }
+            assert!(std::str::from_utf8(value).is_ok());
+        }
+        assert_eq!(entity(b"amp;"), Some(&b"&"[..]));
+        assert_eq!(
+            entity(b"CounterClockwiseContourIntegral;"),
+            Some("∳".as_bytes())
+        );
+    }
+
+    /// The C1 replacements are windows-1252's reading of those bytes, and
+    /// the five bytes it leaves undefined keep their number.
+    #[test]
+    fn c1_references_read_as_windows_1252() {
+        for b in 0x80u8..=0x9F {
+            let byte = [b];
+            let (s, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&byte);
+            let want = s.chars().next().map(u32::from);
+            let r = format!("#{b};");
+            let got = match numeric_ref(r.as_bytes()) {
+                Some((Decoded::Char(c), _)) => Some(u32::from(c)),
+                _ => None,
+            };
+            assert_eq!(got, want, "{b:#x}");
+        }
+    }
 }

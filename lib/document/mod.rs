@@ -6,6 +6,7 @@
 
 pub mod charset;
 pub mod dict;
+mod entities;
 pub mod escape;
 pub mod extract;
 pub mod fingerprint;

@@ -1,8 +1,9 @@
 //! Link extraction from stored documents.
 //!
-//! HTML goes through html5gum, a WHATWG tokenizer, so tag soup, entities in
-//! attributes, uppercase tags and unquoted values read as a browser reads
-//! them; script and style contents are raw text and yield no links.
+//! HTML goes through our WHATWG tokenizer (document::markup), so tag soup,
+//! entities in attributes, uppercase tags and unquoted values read as a
+//! browser reads them; script and style contents are raw text and yield no
+//! links.
 
 use encoding_rs::{Encoding, UTF_8};
 
