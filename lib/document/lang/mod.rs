@@ -366,7 +366,9 @@ pub fn slices(text: &str, cap: usize) -> impl Iterator<Item = std::ops::Range<us
         let to = word_end(text, from.saturating_add(slice).min(text.len()));
         (from < to).then_some(from..to)
     });
-    std::iter::once(0..text.len()).filter(move |_| whole).chain(parts)
+    std::iter::once(0..text.len())
+        .filter(move |_| whole)
+        .chain(parts)
 }
 
 /// The slices [`sample`] joins, without joining them.
