@@ -132,7 +132,8 @@ fn copies(dir: &std::path::Path) {
     let mut lap = Instant::now();
     for i in 0..n {
         let mut k = [0u8; KEY_LEN];
-        k[..8].copy_from_slice(&i.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes());
+        // From 1: the key of zeros is the lookup's own, left out of its count.
+        k[..8].copy_from_slice(&(i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes());
         let mut text = [0u8; 16];
         text[..8].copy_from_slice(&i.to_le_bytes());
         let f = Fingerprint {
