@@ -17,7 +17,7 @@ use common::*;
 use nlpcrawl::search::schema;
 use nlpcrawl::search::words;
 use nlpcrawl::store::record::State;
-use nlpcrawl::store::Key;
+use nlpcrawl::store::{Key, Store};
 use tantivy::collector::Count;
 use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, Term};
@@ -302,16 +302,7 @@ fn sigkill_mid_indexing_loses_and_doubles_nothing() {
 #[test]
 fn an_idle_indexer_is_woken_by_a_logged_change_not_its_interval() {
     let c = small_corpus();
-    let mut child = Killed(
-        c.cmd("nlpc-index")
-            .arg("--index")
-            .arg(index_dir(&c))
-            .args(["--use-interval", "1h"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let mut child = idle_indexer(&c, Stdio::null());
     let sock = c.db().join(nlpcrawl::store::wake::DIR).join(format!(
         "{}.{:x}",
         child.0.id(),
@@ -326,27 +317,13 @@ fn an_idle_indexer_is_woken_by_a_logged_change_not_its_interval() {
             || sock.exists(),
         );
         let url = format!("http://woken{i}.test/");
-        let k = c.plant(
-            &st,
-            &url,
-            State::Verified,
-            "text/html",
-            format!("<p>Lapa {word}.</p>").as_bytes(),
-        );
-        let mut w = st.write().unwrap();
-        w.log_change(&k, State::Verified).unwrap();
-        w.commit().unwrap();
+        plant_changed(&c, &st, &url, format!("<p>Lapa {word}.</p>").as_bytes());
         wait_until(Duration::from_secs(20), "the page in the index", || {
             found(&c, word, &[]) == BTreeSet::from([url.clone()])
         });
     }
     // SIGTERM while asleep: a prompt clean stop that removes the socket.
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.0.id() as i32),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .unwrap();
-    assert_eq!(child.0.wait().unwrap().code(), Some(0));
+    stop_cleanly(&mut child);
     assert!(!sock.exists());
 }
 
@@ -375,29 +352,16 @@ fn changes_arriving_one_by_one_share_an_index_commit() {
     let c = Crawl::new();
     // The database first: nlpc-index opens it as it starts.
     let st = c.store();
-    let mut child = Killed(
-        c.cmd("nlpc-index")
-            .arg("--index")
-            .arg(index_dir(&c))
-            .args(["--use-interval", "1h"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
+    let mut child = idle_indexer(&c, Stdio::piped());
     wait_idle(&c, &child.0);
     let page = |i: usize| {
         let url = format!("http://pa-vienai{i}.test/");
-        let k = c.plant(
+        plant_changed(
+            &c,
             &st,
             &url,
-            State::Verified,
-            "text/html",
             format!("<p>Lapa vienlaicīgi w{i}.</p>").as_bytes(),
         );
-        let mut w = st.write().unwrap();
-        w.log_change(&k, State::Verified).unwrap();
-        w.commit().unwrap();
         url
     };
     let first = page(0);
@@ -414,12 +378,7 @@ fn changes_arriving_one_by_one_share_an_index_commit() {
         found(&c, "vienlaicīgi", &[]).len() == n + 1
     });
     assert_eq!(found(&c, "vienlaicīgi", &[]), urls);
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.0.id() as i32),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .unwrap();
-    assert_eq!(child.0.wait().unwrap().code(), Some(0));
+    stop_cleanly(&mut child);
     let mut log = String::new();
     std::io::Read::read_to_string(&mut child.0.stderr.take().unwrap(), &mut log).unwrap();
     let commits: Vec<&str> = log
@@ -442,30 +401,17 @@ fn changes_waiting_for_the_commit_gap_are_committed_at_a_stop() {
     let c = Crawl::new();
     // The database first: nlpc-index opens it as it starts.
     let st = c.store();
-    let mut child = Killed(
-        c.cmd("nlpc-index")
-            .arg("--index")
-            .arg(index_dir(&c))
-            .args(["--use-interval", "1h"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let mut child = idle_indexer(&c, Stdio::null());
     wait_idle(&c, &child.0);
     let mut urls = BTreeSet::new();
     for (i, word) in ["pirmais", "pedejais"].into_iter().enumerate() {
         let url = format!("http://beigas{i}.test/");
-        let k = c.plant(
+        plant_changed(
+            &c,
             &st,
             &url,
-            State::Verified,
-            "text/html",
             format!("<p>Lapa {word} galā.</p>").as_bytes(),
         );
-        let mut w = st.write().unwrap();
-        w.log_change(&k, State::Verified).unwrap();
-        w.commit().unwrap();
         urls.insert(url.clone());
         if i == 0 {
             // The first commit: the second change now waits for the gap.
@@ -474,12 +420,7 @@ fn changes_waiting_for_the_commit_gap_are_committed_at_a_stop() {
             });
         }
     }
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.0.id() as i32),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .unwrap();
-    assert_eq!(child.0.wait().unwrap().code(), Some(0));
+    stop_cleanly(&mut child);
     assert_eq!(found(&c, "galā", &[]), urls);
 }
 
@@ -803,16 +744,12 @@ fn the_search_page_in_a_headless_browser() {
     // A page whose text holds markup, to see it escaped, verified after
     // the index was made (so logged, as nlpc-vrfy logs it).
     let st = c.store();
-    let k = c.plant(
+    plant_changed(
+        &c,
         &st,
         "http://d.test/",
-        State::Verified,
-        "text/html",
         "<p>Zāle &lt;b&gt;nav&lt;/b&gt; siens.</p>".as_bytes(),
     );
-    let mut w = st.write().unwrap();
-    w.log_change(&k, State::Verified).unwrap();
-    w.commit().unwrap();
     index_once(&c);
     let mut srv = Killed(
         c.cmd("nlpc-search")
@@ -869,6 +806,40 @@ fn the_search_page_in_a_headless_browser() {
         assert!(png.starts_with(b"\x89PNG"), "not a PNG");
         std::fs::write(&shot, png).unwrap();
     }
+}
+
+/// nlpc-index over the crawl `c`, asleep between changes (an interval of
+/// an hour: only a wake-up makes it look again soon).
+fn idle_indexer(c: &Crawl, stderr: Stdio) -> Killed {
+    Killed(
+        c.cmd("nlpc-index")
+            .arg("--index")
+            .arg(index_dir(c))
+            .args(["--use-interval", "1h"])
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Plants a VERIFIED page and logs its change, as nlpc-vrfy's verdict
+/// does, in a transaction of its own.
+fn plant_changed(c: &Crawl, st: &Store, url: &str, body: &[u8]) {
+    let k = c.plant(st, url, State::Verified, "text/html", body);
+    let mut w = st.write().unwrap();
+    w.log_change(&k, State::Verified).unwrap();
+    w.commit().unwrap();
+}
+
+/// SIGTERM, and a clean exit.
+fn stop_cleanly(child: &mut Killed) {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.0.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_eq!(child.0.wait().unwrap().code(), Some(0));
 }
 
 /// A child killed when the test ends, however it ends.

@@ -145,7 +145,7 @@ enum In {
 /// The standard's whitespace, with CR, which its input preprocessing turns
 /// into LF before the tokenizer sees it.
 #[inline]
-fn is_space(c: u8) -> bool {
+const fn is_space(c: u8) -> bool {
     matches!(c, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
 }
 
@@ -160,7 +160,7 @@ const CLASS: [u8; 256] = {
     let mut c = 0;
     while c < 256 {
         let b = c as u8;
-        let space = matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+        let space = is_space(b);
         // Uppercase leaves the run too, to be lowered one at a time: names
         // are nearly always lowercase already.
         if space || b == b'/' || b == b'>' || b == 0 || b.is_ascii_uppercase() {
