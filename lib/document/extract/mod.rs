@@ -21,7 +21,6 @@ pub mod stop;
 pub mod tally;
 
 use crate::document::charset::Kind as DocKind;
-use crate::document::dict::{Dict, Ratio};
 use crate::document::markup::{Mode, Sink};
 use crate::document::words;
 use blocks::{flag, Raw};
@@ -440,51 +439,29 @@ pub fn main_text_tallied<S: Sink>(
     kind: DocKind,
     also: &mut S,
 ) -> (MainText, Option<Tally>) {
-    let (main, tally, _) = tallied(doc, kind, also, true);
-    (main, tally)
+    tallied(doc, kind, also, true)
 }
 
-/// [`main_text_with`], and with a dictionary the words of the main text
-/// it holds, from the words noted in the pass that reads the blocks'
-/// words for their stop words: `dict.ratio(&main.text())`, without a
-/// second pass. None for plain text, which is not read that way, and
-/// when the text of all the blocks is longer than `limit` bytes.
-pub fn main_text_counted<S: Sink>(
-    doc: &str,
-    kind: DocKind,
-    also: &mut S,
-    dict: Option<(&Dict, usize)>,
-) -> (MainText, Option<Ratio>) {
-    let (main, tally, all) = tallied(doc, kind, also, dict.is_some());
-    let ratio = dict
-        .filter(|(_, limit)| all <= *limit)
-        .zip(tally)
-        .map(|((d, _), t)| t.ratio(d, &main.text(), 0));
-    (main, ratio)
-}
-
-/// The main text; with `tally`, the dictionary's words of it; and the
-/// bytes of all the blocks' text, each with a newline.
+/// The main text; with `tally`, the dictionary's words of it.
 fn tallied<S: Sink>(
     doc: &str,
     kind: DocKind,
     also: &mut S,
     tally: bool,
-) -> (MainText, Option<Tally>, usize) {
+) -> (MainText, Option<Tally>) {
     let mode = match kind {
         DocKind::Html => Mode::Html,
         DocKind::Xhtml => Mode::Xhtml,
         DocKind::Xml => Mode::Xml,
         DocKind::Plain => {
             also.text(doc.as_bytes());
-            return (plain(doc), None, doc.len());
+            return (plain(doc), None);
         }
     };
     // Room for a word in every eight bytes of the page, more than its
     // text holds: the list is not grown (and copied) a dozen times.
     let mut letters = Vec::with_capacity(if tally { doc.len() / 8 } else { 0 });
     let (title, js) = judge(doc, mode, also, tally.then_some(&mut letters));
-    let all = js.iter().map(|j| j.raw.text.len() + 1).sum();
     let main_words = js
         .iter()
         .filter(|j| j.class == Class::Good)
@@ -515,7 +492,7 @@ fn tallied<S: Sink>(
             }
         })
         .collect();
-    (MainText { title, blocks }, t, all)
+    (MainText { title, blocks }, t)
 }
 
 /// Plain text: its paragraphs, as blank lines part them.
@@ -539,6 +516,7 @@ fn plain(doc: &str) -> MainText {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::dict::Dict;
 
     #[test]
     fn the_count_in_the_extraction_pass_is_the_ratio_of_the_main_text() {
@@ -563,34 +541,16 @@ mod tests {
             pages.push(std::fs::read_to_string(dir.join(f)).unwrap());
         }
         for p in &pages {
-            let (main, counted) =
-                main_text_counted(p, DocKind::Html, &mut (), Some((&d, usize::MAX)));
+            let (main, tally) = main_text_tallied(p, DocKind::Html, &mut ());
             assert_eq!(main, main_text(p, DocKind::Html));
             assert!(!main.blocks.is_empty());
-            let r = counted.unwrap();
+            let r = tally.unwrap().ratio(&d, &main.text(), 0);
             assert_eq!(r, d.ratio(&main.text()));
             assert!(r.found > 0 && r.found < r.words, "{r:?}");
         }
-        // A page whose blocks hold more text than the limit is not
-        // counted.
-        let all: usize = blocks::segment(&pages[0], Mode::Html)
-            .blocks
-            .iter()
-            .filter(|r| r.flags & flag::HIDDEN == 0)
-            .map(|r| r.text.len() + 1)
-            .sum();
-        let at = |limit| main_text_counted(&pages[0], DocKind::Html, &mut (), Some((&d, limit))).1;
-        assert!(at(all).is_some());
-        assert_eq!(at(all - 1), None);
-        // Without a dictionary, nothing is counted; plain text is not
-        // read word by word.
-        assert_eq!(
-            main_text_counted(&pages[0], DocKind::Html, &mut (), None).1,
-            None
-        );
-        assert_eq!(
-            main_text_counted("Rīga ir.", DocKind::Plain, &mut (), Some((&d, usize::MAX))).1,
-            None
-        );
+        // Plain text is not read word by word.
+        assert!(main_text_tallied("Rīga ir.", DocKind::Plain, &mut ())
+            .1
+            .is_none());
     }
 }
