@@ -441,6 +441,14 @@ pub static OPTIONS: &[Opt] = &[
         FETCH,
     ),
     value(
+        "fetch-store-cap",
+        "bytes",
+        "64M",
+        Check::Size,
+        "bodies waiting to be made durable at which no new request starts",
+        FETCH,
+    ),
+    value(
         "fetch-timeout",
         "time",
         "60s",

@@ -18,7 +18,7 @@ use crate::document::charset;
 use crate::error::Result;
 use crate::run::clock;
 use crate::run::daemon::{lease_owner_alive, Daemon};
-use crate::store::archive::{Archive, Version};
+use crate::store::archive::Archive;
 use crate::store::cache::Cache;
 use crate::store::record::{Flags, Lease, Record, State};
 use crate::store::rep::RepCache;
@@ -37,6 +37,7 @@ mod queue;
 mod results;
 mod rules;
 mod stats;
+mod storer;
 mod transfer;
 mod writer;
 
@@ -69,6 +70,9 @@ pub struct Config {
     pub monitor: bool,
     /// `--stat-every`: how often the counters go into the history.
     pub stat_every: Duration,
+    /// `--fetch-store-cap`: bytes of bodies waiting to be made durable at
+    /// which no new request starts.
+    pub store_cap: u64,
 }
 
 /// The longest rest between bursts `--fetch-polite` may ask for.
@@ -145,6 +149,8 @@ struct Outcome {
     rec: Record,
     inserts: Vec<Record>,
     history: Option<(Vec<u8>, Vec<u8>)>,
+    /// A new body, stored by the storer before the commit.
+    body: Option<storer::Body>,
 }
 
 /// Counters for the log and the monitor.
@@ -213,6 +219,12 @@ pub struct Fetcher<'d> {
     figures: figures::Figures,
     /// The thread that makes the loop's write transactions (while running).
     writer: Option<writer::Writer>,
+    /// The thread that makes bodies durable before their commit.
+    storer: Option<storer::Storer>,
+    /// Bytes of bodies fetched and not yet durable.
+    waiting: storer::Waiting,
+    /// The most `waiting` held, for the log.
+    waiting_peak: u64,
     /// A fill's leases are being taken by the writer.
     filling: bool,
     /// Addresses whose next burst is recorded in the store (see
@@ -267,6 +279,9 @@ impl<'d> Fetcher<'d> {
             figures: figures::Figures::new(),
             published: Instant::now(),
             writer: None,
+            storer: None,
+            waiting: storer::Waiting::default(),
+            waiting_peak: 0,
             filling: false,
             armed: HashMap::new(),
             arming: HashSet::new(),
@@ -286,12 +301,25 @@ impl<'d> Fetcher<'d> {
         let d: &'d Daemon = self.d;
         let store = &d.store;
         let (res, released) = std::thread::scope(|scope| {
-            self.writer = Some(writer::Writer::start(scope, store));
+            let w = writer::Writer::start(scope, store);
+            let parts = storer::Parts {
+                cache: self.cache.clone(),
+                archive: self.archive.clone(),
+                admit: self.cfg.admit.clone(),
+                waiting: self.waiting.clone(),
+            };
+            self.storer = Some(storer::Storer::start(scope, w.sender(), parts));
+            self.writer = Some(w);
             let res = self.main_loop();
             // Whatever happened, give back what we hold so nothing waits
             // for a reclaim.
             self.client.abort_all();
             let released = self.release_all();
+            // The storer holds the writer's other end: it goes first.
+            if let Some(s) = self.storer.as_mut() {
+                s.close();
+            }
+            self.storer = None;
             if let Some(w) = self.writer.as_mut() {
                 w.close();
             }
@@ -303,8 +331,8 @@ impl<'d> Fetcher<'d> {
         // The last figures go into the history too.
         self.write_series(true)?;
         info!(
-            "stopped: {} pages, {} bytes, {} errors",
-            self.stats.pages, self.stats.bytes, self.stats.errors
+            "stopped: {} pages, {} bytes, {} errors, at most {} bytes of bodies waiting to be stored",
+            self.stats.pages, self.stats.bytes, self.stats.errors, self.waiting_peak
         );
         Ok(())
     }

@@ -64,6 +64,7 @@ impl Config {
             monitor: o.flag("m"),
             stat_every: o.duration("stat-every")?,
             max_delay: o.duration("fetch-max-delay")?,
+            store_cap: o.size("fetch-store-cap")?,
         };
         cfg.validate().map_err(Error::Usage)?;
         Ok(cfg)

@@ -102,6 +102,7 @@ impl Fetcher<'_> {
             rec,
             inserts,
             history,
+            body: None,
         });
     }
 
@@ -332,14 +333,7 @@ impl Fetcher<'_> {
     ) -> Result<()> {
         let h = &resp.headers;
         let hash = *blake3::hash(&resp.body).as_bytes();
-        let mut history = None;
         let changed = hash != job.rec.hash;
-        if changed {
-            if job.rec.hash != [0; 32] {
-                history = self.archive_old(&job)?;
-            }
-            self.cache.write(&job.key, &resp.body)?;
-        }
         let (noindex, nofollow) = x_robots(&h.x_robots_tag);
         r.flags &= !(Flags::NOINDEX | Flags::NOFOLLOW);
         if noindex {
@@ -372,32 +366,30 @@ impl Fetcher<'_> {
             r.size,
             if changed { "" } else { ", unchanged" }
         );
-        self.push_outcome(job, r, Vec::new(), history);
+        let archive_old = changed && job.rec.hash != [0; 32];
+        let body = changed.then(|| {
+            // The body waits in memory till the storer has made it durable.
+            let held = self.waiting.add(r.size);
+            self.waiting_peak = self.waiting_peak.max(held);
+            storer::Body {
+                data: resp.body,
+                archive_old,
+            }
+        });
+        self.outcomes.push(Outcome {
+            job,
+            rec: r,
+            inserts: Vec::new(),
+            history: None,
+            body,
+        });
         Ok(())
     }
 
-    /// Keeps the stored body of a re-fetched record in the archive, if it is
-    /// still the version the record describes.
-    pub(super) fn archive_old(&mut self, job: &Job) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
-        let old = &job.rec;
-        let Some(body) = self.cache.read(&job.key)? else {
-            return Ok(None);
-        };
-        // After a crash between storing a new body and committing, the
-        // cache already holds the new body; the old one was archived then.
-        if *blake3::hash(&body).as_bytes() != old.hash {
-            return Ok(None);
-        }
-        self.archive
-            .keep(&self.cache.path(&job.key), &job.key, old.fetched, &old.hash)?;
-        Ok(Some((
-            Version::table_key(&job.key, old.fetched),
-            Version::of(old).encode(),
-        )))
-    }
-
-    /// Hands every finished record, its new links and history, and the
-    /// addresses' rests to the writer, to be committed in one transaction.
+    /// Hands every finished record and its new links to the storer, which
+    /// stores their bodies (archiving the versions they replace) and then
+    /// has the writer commit them in one transaction; the addresses' rests
+    /// go to the writer at once, in order with the bursts recorded since.
     pub(super) fn commit(&mut self) -> Result<()> {
         if self.outcomes.is_empty() && self.rests.is_empty() {
             return Ok(());
@@ -405,13 +397,34 @@ impl Fetcher<'_> {
         let outcomes = std::mem::take(&mut self.outcomes);
         let rests: Vec<(IpAddr, AddrEntry)> = self.rests.drain().collect();
         let arms = std::mem::take(&mut self.rest_arms);
-        let admit = self.cfg.admit.clone();
-        let cache = self.cache.clone();
         self.last_commit = Instant::now();
-        self.writer()?.send(Box::new(move |store| {
-            commit_outcomes(store, &outcomes, &rests, &admit, &cache)?;
-            Ok(writer::Reply::Committed(arms))
-        }))
+        if !rests.is_empty() {
+            let (admit, cache) = (self.cfg.admit.clone(), self.cache.clone());
+            self.writer()?.send(Box::new(move |store| {
+                commit_outcomes(store, &[], &rests, &admit, &cache)?;
+                Ok(writer::Reply::Committed(arms))
+            }))?;
+            if outcomes.is_empty() {
+                return Ok(());
+            }
+            return self.hand_over(storer::Batch {
+                outcomes,
+                arms: Vec::new(),
+            });
+        }
+        self.hand_over(storer::Batch { outcomes, arms })
+    }
+
+    /// Gives `b` to the storer; its commit's reply comes from the writer.
+    fn hand_over(&mut self, b: storer::Batch) -> Result<()> {
+        let Some(s) = self.storer.as_ref() else {
+            return Err(crate::error::Error::Input(
+                "nlpc-fetch: no body storing thread".into(),
+            ));
+        };
+        s.send(b)?;
+        self.writer()?.expect();
+        Ok(())
     }
 
     /// Returns every record still held, unchanged, to its state.
@@ -453,7 +466,7 @@ impl Fetcher<'_> {
 
 /// The writer's commit of results: each record under its lease, the links
 /// of redirects, the history of changed pages, the rests of addresses.
-fn commit_outcomes(
+pub(super) fn commit_outcomes(
     store: &crate::store::Store,
     outcomes: &[Outcome],
     rests: &[(IpAddr, AddrEntry)],

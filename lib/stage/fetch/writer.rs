@@ -75,6 +75,18 @@ impl Writer {
         Ok(())
     }
 
+    /// Another way in for tasks, in the order they arrive (the storer's).
+    /// Each task sent through it is announced with [`Writer::expect`].
+    pub(super) fn sender(&self) -> Sender<Task<Reply>> {
+        let (tx, _) = channel();
+        self.tasks.clone().unwrap_or(tx)
+    }
+
+    /// Counts a task that is on its way through another sender.
+    pub(super) fn expect(&mut self) {
+        self.pending += 1;
+    }
+
     /// Tasks whose reply is still to come.
     pub(super) fn pending(&self) -> usize {
         self.pending
