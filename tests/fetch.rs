@@ -573,6 +573,25 @@ fn sigkill_mid_burst_loses_and_duplicates_nothing() {
         });
         child.kill().unwrap();
         child.wait().unwrap();
+        // Killed mid-batch: every record already FRESH has its whole body
+        // under its name (the others come back when their leases expire).
+        let cache = c.cache();
+        let rd = st.read().unwrap();
+        let mut fresh = 0;
+        for leased in [false, true] {
+            rd.walk_state(State::Fresh, leased, |k, r| {
+                let body = cache.read(&k).unwrap();
+                let body = body.unwrap_or_else(|| panic!("{} FRESH without its body", r.url));
+                assert_eq!(*blake3::hash(&body).as_bytes(), r.hash, "{}", r.url);
+                fresh += 1;
+                Ok(true)
+            })
+            .unwrap();
+        }
+        assert!(
+            fresh >= round * 50,
+            "{fresh} FRESH records after round {round}"
+        );
     }
     fetch_once(&c, &["--fetch-polite", "0.02s"]);
     let st = c.store();

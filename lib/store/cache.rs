@@ -123,28 +123,15 @@ fn write_file(path: &Path, body: &[u8], sync: bool) -> Result<()> {
 /// Writes many files as [`write_atomic`] does each, with fewer syncs: all
 /// are written under temporary names, then each file's data is synced,
 /// then all are renamed into place, then each directory that got a name is
-/// synced once. When this returns every file is durable under its name.
-/// On an error the temporary files not yet renamed are removed; files
-/// renamed before it stay (each whole, as a rename is atomic).
-pub fn write_durable(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+/// synced once. Returns how many of `files`, from the first, are durable
+/// under their names, and the error that stopped the rest (a full disk);
+/// their temporary files are removed.
+pub fn write_durable(files: &[(PathBuf, Vec<u8>)]) -> (usize, Result<()>) {
     let pid = std::process::id();
-    let mut temps: Vec<(PathBuf, &Path)> = Vec::with_capacity(files.len());
-    let res = write_durable_in(files, pid, &mut temps);
-    if res.is_err() {
-        for (tmp, _) in &temps {
-            let _ = fs::remove_file(tmp);
-        }
-    }
-    res
-}
-
-fn write_durable_in<'f>(
-    files: &'f [(PathBuf, Vec<u8>)],
-    pid: u32,
-    temps: &mut Vec<(PathBuf, &'f Path)>,
-) -> Result<()> {
-    let mut open = Vec::with_capacity(files.len());
-    // Directories that got a name; a new one must last in its parent too.
+    let mut err = None;
+    // Written under temporary names: the first `temps.len()` files.
+    let mut temps: Vec<(PathBuf, fs::File)> = Vec::with_capacity(files.len());
+    // Directories that get a name; a new one must last in its parent too.
     let mut dirs: HashSet<&Path> = HashSet::new();
     for (i, (path, body)) in files.iter().enumerate() {
         let dir = path.parent().unwrap_or(Path::new("."));
@@ -152,47 +139,87 @@ fn write_durable_in<'f>(
         // The index keeps two files of one batch apart; the pid stays last
         // for clean_temporaries.
         let tmp = dir.join(format!("{TEMP_PREFIX}{name}.{i}.{pid}"));
-        // Create the directory only when it is missing: a stat per body adds up.
-        let file = match fs::File::create(&tmp) {
-            Err(e) if e.kind() == ErrorKind::NotFound => {
-                fs::create_dir_all(dir)
-                    .map_err(|e| Error::io(dir, "cannot create directory", e))?;
-                if let Some(up) = dir.parent() {
-                    dirs.insert(up);
+        match create_in(dir, &tmp, &mut dirs) {
+            Ok(mut f) => match f.write_all(body) {
+                Ok(()) => temps.push((tmp, f)),
+                Err(e) => {
+                    let _ = fs::remove_file(&tmp);
+                    err = Some(Error::io(path, "cannot store file", e));
+                    break;
                 }
-                fs::File::create(&tmp)
+            },
+            Err(e) => {
+                err = Some(e.with_path(path));
+                break;
             }
-            other => other,
         }
-        .map_err(|e| Error::io(path, "cannot store file", e))?;
-        temps.push((tmp, path));
-        let mut f = file;
-        f.write_all(body)
-            .map_err(|e| Error::io(path, "cannot store file", e))?;
-        open.push(f);
     }
     // Syncing after all are written lets the kernel write them out together.
-    for (f, (_, path)) in open.iter().zip(temps.iter()) {
-        f.sync_data()
-            .map_err(|e| Error::io(path, "cannot store file", e))?;
+    let mut synced = temps.len();
+    for (i, (_, f)) in temps.iter().enumerate() {
+        if let Err(e) = f.sync_data() {
+            err = Some(Error::io(&files[i].0, "cannot store file", e));
+            synced = i;
+            break;
+        }
     }
-    drop(open);
     let mut renamed = 0;
-    let mut res = Ok(());
-    for (tmp, path) in temps.iter() {
+    for (i, (tmp, _)) in temps.iter().enumerate().take(synced) {
+        let path = &files[i].0;
         if let Err(e) = fs::rename(tmp, path) {
-            res = Err(Error::io(path, "cannot store file", e));
+            err = Some(Error::io(path, "cannot store file", e));
             break;
         }
         renamed += 1;
         dirs.insert(path.parent().unwrap_or(Path::new(".")));
     }
-    temps.drain(..renamed);
-    res?;
-    for d in dirs {
-        sync_dir(d)?;
+    for (tmp, _) in temps.iter().skip(renamed) {
+        let _ = fs::remove_file(tmp);
     }
-    Ok(())
+    drop(temps);
+    for d in dirs {
+        if let Err(e) = sync_dir(d) {
+            // Which names last is not known: none is vouched for.
+            return (0, Err(e));
+        }
+    }
+    (renamed, err.map_or(Ok(()), Err))
+}
+
+/// Creates the file `tmp` in `dir`, creating `dir` only when it is
+/// missing (a stat per body adds up) and noting its parent to sync.
+fn create_in<'p>(
+    dir: &'p Path,
+    tmp: &Path,
+    dirs: &mut HashSet<&'p Path>,
+) -> std::result::Result<fs::File, CreateError> {
+    match fs::File::create(tmp) {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            fs::create_dir_all(dir).map_err(CreateError::Dir)?;
+            if let Some(up) = dir.parent() {
+                dirs.insert(up);
+            }
+            fs::File::create(tmp).map_err(CreateError::File)
+        }
+        other => other.map_err(CreateError::File),
+    }
+}
+
+/// Why a temporary file could not be created.
+enum CreateError {
+    Dir(std::io::Error),
+    File(std::io::Error),
+}
+
+impl CreateError {
+    fn with_path(self, path: &Path) -> Error {
+        match self {
+            CreateError::Dir(e) => {
+                Error::io(path.parent().unwrap_or(path), "cannot create directory", e)
+            }
+            CreateError::File(e) => Error::io(path, "cannot store file", e),
+        }
+    }
 }
 
 /// Syncs a directory, so the names created or renamed in it last.

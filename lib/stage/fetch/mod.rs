@@ -223,6 +223,12 @@ pub struct Fetcher<'d> {
     storer: Option<storer::Storer>,
     /// Bytes of bodies fetched and not yet durable.
     waiting: storer::Waiting,
+    /// The records of each batch handed to the storer whose commit is not
+    /// confirmed yet, oldest first.
+    handed: VecDeque<Vec<Job>>,
+    /// Bytes of bodies answered and not yet taken in (counted against
+    /// `--fetch-store-cap` with `waiting`).
+    arriving: u64,
     /// The most `waiting` held, for the log.
     waiting_peak: u64,
     /// A fill's leases are being taken by the writer.
@@ -281,6 +287,8 @@ impl<'d> Fetcher<'d> {
             writer: None,
             storer: None,
             waiting: storer::Waiting::default(),
+            handed: VecDeque::new(),
+            arriving: 0,
             waiting_peak: 0,
             filling: false,
             armed: HashMap::new(),
@@ -383,6 +391,7 @@ impl<'d> Fetcher<'d> {
             let answered = !done.is_empty();
             for r in &done {
                 self.gate_done(r);
+                self.arriving = self.arriving.saturating_add(r.body.len() as u64);
             }
             if answered {
                 self.dispatch(Instant::now())?;
@@ -394,17 +403,21 @@ impl<'d> Fetcher<'d> {
             let mut backlog: VecDeque<Response> = done.into();
             let mut handled = 0usize;
             while let Some(r) = backlog.pop_front() {
+                self.arriving = self.arriving.saturating_sub(r.body.len() as u64);
                 self.handle(r)?;
                 handled += 1;
                 if handled.is_multiple_of(HANDLE_SLICE) && !backlog.is_empty() {
                     let more = self.client.poll(Duration::ZERO)?;
                     for r in &more {
                         self.gate_done(r);
+                        self.arriving = self.arriving.saturating_add(r.body.len() as u64);
                     }
                     self.dispatch(Instant::now())?;
                     backlog.extend(more);
                 }
             }
+            // Every answer is taken in by now.
+            self.arriving = 0;
             if answered {
                 self.take_replies()?;
                 self.dispatch(Instant::now())?;
@@ -483,6 +496,9 @@ impl<'d> Fetcher<'d> {
     fn apply(&mut self, r: writer::Reply) {
         match r {
             writer::Reply::Leased(l) => self.take_leased(l),
+            writer::Reply::Stored => {
+                self.handed.pop_front();
+            }
             writer::Reply::Committed(arms) | writer::Reply::Armed(arms) => {
                 for (addr, through) in arms {
                     self.arming.remove(&addr);

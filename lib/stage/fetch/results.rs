@@ -391,32 +391,29 @@ impl Fetcher<'_> {
     /// has the writer commit them in one transaction; the addresses' rests
     /// go to the writer at once, in order with the bursts recorded since.
     pub(super) fn commit(&mut self) -> Result<()> {
-        if self.outcomes.is_empty() && self.rests.is_empty() {
+        self.last_commit = Instant::now();
+        if !self.outcomes.is_empty() {
+            let outcomes = std::mem::take(&mut self.outcomes);
+            self.hand_over(storer::Batch { outcomes })?;
+        }
+        if self.rests.is_empty() && self.rest_arms.is_empty() {
             return Ok(());
         }
-        let outcomes = std::mem::take(&mut self.outcomes);
         let rests: Vec<(IpAddr, AddrEntry)> = self.rests.drain().collect();
         let arms = std::mem::take(&mut self.rest_arms);
-        self.last_commit = Instant::now();
-        if !rests.is_empty() {
-            let (admit, cache) = (self.cfg.admit.clone(), self.cache.clone());
-            self.writer()?.send(Box::new(move |store| {
-                commit_outcomes(store, &[], &rests, &admit, &cache)?;
-                Ok(writer::Reply::Committed(arms))
-            }))?;
-            if outcomes.is_empty() {
-                return Ok(());
-            }
-            return self.hand_over(storer::Batch {
-                outcomes,
-                arms: Vec::new(),
-            });
-        }
-        self.hand_over(storer::Batch { outcomes, arms })
+        let (admit, cache) = (self.cfg.admit.clone(), self.cache.clone());
+        self.writer()?.send(Box::new(move |store| {
+            commit_outcomes(store, &[], &rests, &admit, &cache)?;
+            Ok(writer::Reply::Committed(arms))
+        }))
     }
 
-    /// Gives `b` to the storer; its commit's reply comes from the writer.
+    /// Gives `b` to the storer; its commit's reply (`Reply::Stored`) comes
+    /// from the writer. Its records are remembered till then, to be given
+    /// back if the storer or the writer stops first.
     fn hand_over(&mut self, b: storer::Batch) -> Result<()> {
+        self.handed
+            .push_back(b.outcomes.iter().map(|o| o.job.clone()).collect());
         let Some(s) = self.storer.as_ref() else {
             return Err(crate::error::Error::Input(
                 "nlpc-fetch: no body storing thread".into(),
@@ -440,9 +437,14 @@ impl Fetcher<'_> {
             let until = clock::real_now_ms() + rest.as_millis() as u64;
             self.rests.insert(*addr, AddrEntry { until, owner: None });
         }
-        self.commit()?;
-        self.settle()?;
+        // When the storer or the writer has stopped (a full disk), what
+        // they were given and did not commit is given back below.
+        let handed = self.commit().and_then(|()| self.settle());
         let mut held: Vec<Job> = std::mem::take(&mut self.unfinished);
+        held.extend(self.outcomes.drain(..).map(|o| o.job));
+        // Records of batches whose commit was not confirmed; those that
+        // were committed meanwhile are no longer leased and stay as they are.
+        held.extend(self.handed.drain(..).flatten());
         for (_, q) in self.addrs.drain() {
             held.extend(q.jobs);
         }
@@ -452,15 +454,16 @@ impl Fetcher<'_> {
             }
         }
         if held.is_empty() {
-            return Ok(());
+            return handed;
         }
         let mut w = self.d.store.write()?;
+        let mut released = 0;
         for j in &held {
-            w.finish(&j.key, &j.rec, j.lease)?;
+            released += usize::from(w.finish(&j.key, &j.rec, j.lease)?);
         }
         w.commit()?;
-        info!("released {} records", held.len());
-        Ok(())
+        info!("released {released} records");
+        handed
     }
 }
 

@@ -16,11 +16,9 @@
 //! yet durable are counted in [`Waiting`], which the loop checks against
 //! `--fetch-store-cap` before it starts a request.
 
-use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
-use std::time::Instant;
 
 use super::writer::{Reply, Task};
 use super::{results, Outcome};
@@ -45,11 +43,9 @@ impl Waiting {
     }
 }
 
-/// A batch of results, with the rests to persist once it is committed.
+/// A batch of results.
 pub(super) struct Batch {
     pub outcomes: Vec<Outcome>,
-    /// Addresses whose next burst is recorded once this batch is in.
-    pub arms: Vec<(IpAddr, Instant)>,
 }
 
 /// The loop's end of the storer.
@@ -67,35 +63,23 @@ impl Storer {
     ) -> Storer {
         let (tx, rx) = channel::<Batch>();
         scope.spawn(move || {
-            for mut b in rx {
-                let stored = parts.store(&mut b.outcomes);
-                let task: Task<Reply> = match stored {
-                    Ok(()) => {
-                        let (admit, cache) = (parts.admit.clone(), parts.cache.clone());
-                        let arms = b.arms;
-                        let outcomes = b.outcomes;
-                        Box::new(move |store| {
-                            results::commit_outcomes(store, &outcomes, &[], &admit, &cache)?;
-                            Ok(Reply::Committed(arms))
-                        })
+            while let Ok(first) = rx.recv() {
+                // Batches that came in while the last were stored are
+                // stored together: when storing lags, the syncs of a
+                // directory are shared by more bodies.
+                let mut group = vec![first];
+                while let Ok(b) = rx.try_recv() {
+                    group.push(b);
+                }
+                // One task per batch, as the loop counts them; the last
+                // also returns what could not be stored, and the error.
+                let mut failed = parts.store(&mut group).err();
+                let n = group.len();
+                for (i, b) in group.into_iter().enumerate() {
+                    let last = if i + 1 == n { failed.take() } else { None };
+                    if writer.send(parts.commit(b, last)).is_err() {
+                        return;
                     }
-                    // Nothing of this batch is committed: its records go
-                    // back to their states at once (not at lease expiry),
-                    // and the loop stops on the error.
-                    Err(e) => {
-                        let outcomes = b.outcomes;
-                        Box::new(move |store| {
-                            let mut w = store.write()?;
-                            for o in &outcomes {
-                                w.finish(&o.job.key, &o.job.rec, o.job.lease)?;
-                            }
-                            w.commit()?;
-                            Err(e)
-                        })
-                    }
-                };
-                if writer.send(task).is_err() {
-                    return;
                 }
             }
         });
@@ -129,35 +113,74 @@ pub(super) struct Parts {
 }
 
 impl Parts {
-    /// Archives the old versions the batch replaces, then makes its new
+    /// The writer's task that commits batch `b`, its bodies stored. With
+    /// `failed`, the records whose bodies could not be stored go back to
+    /// their states at once (not at lease expiry) and the task ends with
+    /// the error, which stops the loop.
+    fn commit(&self, b: Batch, failed: Option<(Error, Vec<Outcome>)>) -> Task<Reply> {
+        let (admit, cache) = (self.admit.clone(), self.cache.clone());
+        Box::new(move |store| {
+            results::commit_outcomes(store, &b.outcomes, &[], &admit, &cache)?;
+            if let Some((e, unstored)) = failed {
+                let mut w = store.write()?;
+                for o in &unstored {
+                    w.finish(&o.job.key, &o.job.rec, o.job.lease)?;
+                }
+                w.commit()?;
+                return Err(e);
+            }
+            Ok(Reply::Stored)
+        })
+    }
+
+    /// Archives the old versions the batches replace, then makes their new
     /// bodies durable under their names. The bodies leave the outcomes
     /// (they are not needed for the commit); their bytes leave `waiting`
-    /// whatever happens, since they are no longer held.
-    fn store(&self, outcomes: &mut [Outcome]) -> Result<()> {
+    /// whatever happens, since they are no longer held. When some cannot
+    /// be stored (a full disk), their outcomes leave the batches and are
+    /// returned with the error; the rest stay to be committed.
+    fn store(&self, group: &mut [Batch]) -> std::result::Result<(), (Error, Vec<Outcome>)> {
         let mut bytes = 0u64;
         let mut files = Vec::new();
-        let mut res = Ok(());
-        for o in outcomes.iter_mut() {
-            let Some(body) = o.body.take() else {
-                continue;
-            };
-            bytes = bytes.saturating_add(body.data.len() as u64);
-            if res.is_err() {
-                continue;
-            }
-            if body.archive_old {
-                match self.archive_old(o) {
-                    Ok(h) => o.history = h,
-                    Err(e) => res = Err(e),
+        // Where each file's outcome is: (batch, outcome).
+        let mut owners = Vec::new();
+        let mut failed = None;
+        for (bi, b) in group.iter_mut().enumerate() {
+            for (oi, o) in b.outcomes.iter_mut().enumerate() {
+                let Some(body) = o.body.take() else {
+                    continue;
+                };
+                bytes = bytes.saturating_add(body.data.len() as u64);
+                owners.push((bi, oi));
+                if failed.is_some() {
+                    continue;
                 }
+                if body.archive_old {
+                    match self.archive_old(o) {
+                        Ok(h) => o.history = h,
+                        Err(e) => {
+                            failed = Some(e);
+                            continue;
+                        }
+                    }
+                }
+                files.push((self.cache.path(&o.job.key), body.data));
             }
-            files.push((self.cache.path(&o.job.key), body.data));
         }
-        if res.is_ok() {
-            res = cache::write_durable(&files);
-        }
+        let (stored, res) = cache::write_durable(&files);
+        drop(files);
         self.waiting.sub(bytes);
-        res
+        let Some(e) = failed.or(res.err()) else {
+            return Ok(());
+        };
+        // The outcomes whose bodies are not durable, last first so the
+        // indices before stay valid.
+        let mut unstored = Vec::new();
+        for &(bi, oi) in owners[stored..].iter().rev() {
+            unstored.push(group[bi].outcomes.remove(oi));
+        }
+        unstored.reverse();
+        Err((e, unstored))
     }
 
     /// Keeps the stored body of a re-fetched record in the archive, if it is

@@ -8,7 +8,7 @@ use crate::run::daemon::catch_panic;
 impl Fetcher<'_> {
     /// Starts whatever requests politeness allows now.
     pub(super) fn dispatch(&mut self, now: Instant) -> Result<()> {
-        if self.waiting.get() >= self.cfg.store_cap {
+        if self.waiting.get().saturating_add(self.arriving) >= self.cfg.store_cap {
             // Bodies wait to be made durable: no request starts till the
             // storer catches up, so memory stays bounded however large the
             // bodies; those still in the loop go to it now.

@@ -24,6 +24,8 @@ pub(super) enum Reply {
     /// Results committed; these addresses have their next burst recorded
     /// in the store as starting no later than the instant given.
     Committed(Vec<(IpAddr, Instant)>),
+    /// A batch from the storer committed, its bodies stored.
+    Stored,
     /// Records leased for the queues.
     Leased(super::queue::Leased),
     /// Bursts recorded as starting no later than the instant given.
