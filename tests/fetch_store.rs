@@ -40,8 +40,19 @@ fn fresh_with_bodies(st: &Store, cache: &Cache) -> HashSet<String> {
 
 #[test]
 fn a_record_is_fresh_only_once_its_body_is_on_disk() {
+    fresh_only_with_body(30, &[]);
+}
+
+#[test]
+fn a_record_is_fresh_only_once_its_body_is_on_disk_synced_file_by_file() {
+    fresh_only_with_body(40, &["--fetch-sync-each"]);
+}
+
+/// Fetches 400 pages from four servers on 127.0.0.`first`.. with `args`,
+/// reading the store and the cache all along.
+fn fresh_only_with_body(first: u8, args: &[&str]) {
     let c = Crawl::new();
-    let servers: Vec<Server> = (30..34)
+    let servers: Vec<Server> = (first..first + 4)
         .map(|i| Server::start(&format!("127.0.0.{i}")))
         .collect();
     let st = c.store();
@@ -59,7 +70,7 @@ fn a_record_is_fresh_only_once_its_body_is_on_disk() {
     }
     let mut child = spawn({
         let mut cmd = c.cmd("nlpc-fetch");
-        cmd.args(["--once", "--fetch-polite", "0"]);
+        cmd.args(["--once", "--fetch-polite", "0"]).args(args);
         cmd
     });
     // The cache is read while records commit: every FRESH record seen at

@@ -120,13 +120,24 @@ fn write_file(path: &Path, body: &[u8], sync: bool) -> Result<()> {
     Ok(())
 }
 
+/// How [`write_durable`] makes a batch of files last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sync {
+    /// One syncfs(2) after the files are written and one after they are
+    /// renamed: few calls, but it also waits for whatever else was written
+    /// to the file system.
+    FileSystem,
+    /// fdatasync(2) of each file, then fsync(2) of each directory.
+    Each,
+}
+
 /// Writes many files as [`write_atomic`] does each, with fewer syncs: all
-/// are written under temporary names, then each file's data is synced,
-/// then all are renamed into place, then each directory that got a name is
-/// synced once. Returns how many of `files`, from the first, are durable
-/// under their names, and the error that stopped the rest (a full disk);
-/// their temporary files are removed.
-pub fn write_durable(files: &[(PathBuf, Vec<u8>)]) -> (usize, Result<()>) {
+/// are written under temporary names, then their data is synced, then all
+/// are renamed into place, then the names are synced (see [`Sync`]).
+/// Returns how many of `files`, from the first, are durable under their
+/// names, and the error that stopped the rest (a full disk); their
+/// temporary files are removed.
+pub fn write_durable(files: &[(PathBuf, Vec<u8>)], sync: Sync) -> (usize, Result<()>) {
     let pid = std::process::id();
     let mut err = None;
     // Written under temporary names: the first `temps.len()` files.
@@ -156,11 +167,21 @@ pub fn write_durable(files: &[(PathBuf, Vec<u8>)]) -> (usize, Result<()>) {
     }
     // Syncing after all are written lets the kernel write them out together.
     let mut synced = temps.len();
-    for (i, (_, f)) in temps.iter().enumerate() {
-        if let Err(e) = f.sync_data() {
-            err = Some(Error::io(&files[i].0, "cannot store file", e));
-            synced = i;
-            break;
+    match (sync, temps.first()) {
+        (Sync::FileSystem, Some((_, f))) => {
+            if let Err(e) = nix::unistd::syncfs(f) {
+                err = Some(Error::io(&files[0].0, "cannot sync file system", e.into()));
+                synced = 0;
+            }
+        }
+        _ => {
+            for (i, (_, f)) in temps.iter().enumerate() {
+                if let Err(e) = f.sync_data() {
+                    err = Some(Error::io(&files[i].0, "cannot store file", e));
+                    synced = i;
+                    break;
+                }
+            }
         }
     }
     let mut renamed = 0;
@@ -177,9 +198,18 @@ pub fn write_durable(files: &[(PathBuf, Vec<u8>)]) -> (usize, Result<()>) {
         let _ = fs::remove_file(tmp);
     }
     drop(temps);
+    // Which names last when a sync fails is not known: none is vouched for.
+    if sync == Sync::FileSystem && renamed > 0 {
+        let dir = files[0].0.parent().unwrap_or(Path::new("."));
+        let synced =
+            fs::File::open(dir).and_then(|d| nix::unistd::syncfs(&d).map_err(std::io::Error::from));
+        if let Err(e) = synced {
+            return (0, Err(Error::io(dir, "cannot sync file system", e)));
+        }
+        return (renamed, err.map_or(Ok(()), Err));
+    }
     for d in dirs {
         if let Err(e) = sync_dir(d) {
-            // Which names last is not known: none is vouched for.
             return (0, Err(e));
         }
     }

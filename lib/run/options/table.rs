@@ -440,10 +440,16 @@ pub static OPTIONS: &[Opt] = &[
         "largest body accepted",
         FETCH,
     ),
+    flag(
+        "fetch-sync-each",
+        None,
+        "make bodies durable with a sync of each file and directory, not of the file system per batch",
+        FETCH,
+    ),
     value(
         "fetch-store-cap",
         "bytes",
-        "64M",
+        "16M",
         Check::Size,
         "bodies waiting to be made durable at which no new request starts",
         FETCH,

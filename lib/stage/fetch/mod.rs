@@ -5,8 +5,9 @@
 //!
 //! This file holds the fetcher's state and its loop; `queue` fills the
 //! per-address queues, `transfer` starts requests when pacing allows,
-//! `results` turns answers into records and commits them, and `stats`
-//! keeps the figures.
+//! `results` turns answers into records and hands them on, `storer` makes
+//! their bodies durable before `writer` commits them, and `stats` keeps
+//! the figures.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{IsTerminal, Write as _};
@@ -19,7 +20,7 @@ use crate::error::Result;
 use crate::run::clock;
 use crate::run::daemon::{lease_owner_alive, Daemon};
 use crate::store::archive::Archive;
-use crate::store::cache::Cache;
+use crate::store::cache::{self, Cache};
 use crate::store::record::{Flags, Lease, Record, State};
 use crate::store::rep::RepCache;
 use crate::store::{Key, Table};
@@ -73,6 +74,9 @@ pub struct Config {
     /// `--fetch-store-cap`: bytes of bodies waiting to be made durable at
     /// which no new request starts.
     pub store_cap: u64,
+    /// `--fetch-sync-each`: sync each body and directory rather than the
+    /// file system once per batch.
+    pub sync_each: bool,
 }
 
 /// The longest rest between bursts `--fetch-polite` may ask for.
@@ -315,6 +319,11 @@ impl<'d> Fetcher<'d> {
                 archive: self.archive.clone(),
                 admit: self.cfg.admit.clone(),
                 waiting: self.waiting.clone(),
+                sync: if self.cfg.sync_each {
+                    cache::Sync::Each
+                } else {
+                    cache::Sync::FileSystem
+                },
             };
             self.storer = Some(storer::Storer::start(scope, w.sender(), parts));
             self.writer = Some(w);

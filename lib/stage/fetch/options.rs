@@ -65,6 +65,7 @@ impl Config {
             stat_every: o.duration("stat-every")?,
             max_delay: o.duration("fetch-max-delay")?,
             store_cap: o.size("fetch-store-cap")?,
+            sync_each: o.flag("fetch-sync-each"),
         };
         cfg.validate().map_err(Error::Usage)?;
         Ok(cfg)

@@ -110,6 +110,7 @@ pub(super) struct Parts {
     pub archive: Archive,
     pub admit: Filter,
     pub waiting: Waiting,
+    pub sync: cache::Sync,
 }
 
 impl Parts {
@@ -167,7 +168,7 @@ impl Parts {
                 files.push((self.cache.path(&o.job.key), body.data));
             }
         }
-        let (stored, res) = cache::write_durable(&files);
+        let (stored, res) = cache::write_durable(&files, self.sync);
         drop(files);
         self.waiting.sub(bytes);
         let Some(e) = failed.or(res.err()) else {
