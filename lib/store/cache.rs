@@ -319,3 +319,57 @@ pub fn temporaries(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_is_stored_whole_in_either_mode() {
+        for sync in [Sync::FileSystem, Sync::Each] {
+            let tmp = tempfile::tempdir().unwrap();
+            let files: Vec<(PathBuf, Vec<u8>)> = (0..20)
+                .map(|i| {
+                    let p = tmp
+                        .path()
+                        .join(format!("{:02x}", i % 7))
+                        .join(format!("f{i}"));
+                    (p, format!("body {i}").into_bytes())
+                })
+                .collect();
+            let (n, res) = write_durable(&files, sync);
+            assert!(res.is_ok(), "{sync:?}: {res:?}");
+            assert_eq!(n, files.len());
+            for (p, b) in &files {
+                assert_eq!(&fs::read(p).unwrap(), b, "{sync:?}");
+            }
+            assert!(temporaries(tmp.path()).is_empty(), "{sync:?}");
+        }
+    }
+
+    #[test]
+    fn a_batch_cut_short_keeps_what_came_before_and_no_temporaries() {
+        for sync in [Sync::FileSystem, Sync::Each] {
+            let tmp = tempfile::tempdir().unwrap();
+            // A regular file where the third body's directory should be.
+            fs::write(tmp.path().join("zz"), "in the way").unwrap();
+            let files: Vec<(PathBuf, Vec<u8>)> = ["aa/one", "bb/two", "zz/three", "cc/four"]
+                .iter()
+                .map(|n| (tmp.path().join(n), n.as_bytes().to_vec()))
+                .collect();
+            let (n, res) = write_durable(&files, sync);
+            let err = res
+                .expect_err("a directory that cannot be made")
+                .to_string();
+            assert!(err.contains("zz"), "{sync:?}: {err}");
+            assert_eq!(n, 2, "{sync:?}");
+            assert_eq!(fs::read(&files[0].0).unwrap(), b"aa/one");
+            assert_eq!(fs::read(&files[1].0).unwrap(), b"bb/two");
+            assert!(
+                !files[3].0.exists(),
+                "{sync:?}: a body after the error was stored"
+            );
+            assert!(temporaries(tmp.path()).is_empty(), "{sync:?}");
+        }
+    }
+}

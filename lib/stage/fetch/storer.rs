@@ -4,10 +4,9 @@
 //! Storing a body with its own syncs costs far more than fetching it on a
 //! disk (a data sync and a directory sync per page), and the fetch loop
 //! sent no request meanwhile. Here a batch's bodies are written under
-//! temporary names without syncing, each file's data is synced, the files
-//! are renamed into place and every directory touched is synced once;
-//! only then does the commit that moves their records to FRESH go to the
-//! writer. Kill-safety is as before: a record is FRESH only once its body
+//! temporary names without syncing, synced together, renamed into place
+//! and their names synced (`cache::write_durable`); only then does the
+//! commit that moves their records to FRESH go to the writer. Kill-safety is as before: a record is FRESH only once its body
 //! is durable under its final name, and a killed storer leaves temporary
 //! files that the next fetcher removes.
 //!
@@ -65,8 +64,8 @@ impl Storer {
         scope.spawn(move || {
             while let Ok(first) = rx.recv() {
                 // Batches that came in while the last were stored are
-                // stored together: when storing lags, the syncs of a
-                // directory are shared by more bodies.
+                // stored together: when storing lags, each sync is shared
+                // by more bodies.
                 let mut group = vec![first];
                 while let Ok(b) = rx.try_recv() {
                     group.push(b);
