@@ -173,3 +173,15 @@ fn the_cap_on_waiting_bodies_holds_with_large_bodies() {
     urls.sort();
     assert_eq!(fresh, urls);
 }
+
+#[test]
+fn a_cap_of_nothing_is_refused() {
+    let c = Crawl::new();
+    let o = c.run("nlpc-fetch", &["--once", "--fetch-store-cap", "0"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--fetch-store-cap: 0 would let no request start"),
+        "{}",
+        stderr(&o)
+    );
+}

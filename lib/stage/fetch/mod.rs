@@ -110,6 +110,9 @@ impl Config {
                 MAX_DELAY_LIMIT.as_secs()
             ));
         }
+        if self.store_cap == 0 {
+            return Err("--fetch-store-cap: 0 would let no request start".into());
+        }
         self.http.validate()
     }
 
