@@ -95,6 +95,8 @@ fn measure(mut cmd: Command) -> (Duration, Mem) {
     // holds while nobody reads it.
     let log = tempfile::tempfile().expect("log file");
     let t = Instant::now();
+    // Reaped below by wait4, which also gives its resource usage.
+    #[allow(clippy::zombie_processes)]
     let child = cmd
         .stderr(log.try_clone().expect("log file"))
         .spawn()
