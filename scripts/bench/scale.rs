@@ -12,7 +12,7 @@
 //! The daemons are the release executables, run as child processes whose
 //! /proc/PID/status is read every millisecond for the peak file-backed
 //! resident memory (RssFile: the database's mapped pages, the page cache's,
-//! shared, each fault mapping up to 16 cached neighbours) and the peak
+//! shared, each fault mapping up to 16 cached pages around it) and the peak
 //! anonymous memory (RssAnon, the process's own); CPU time, page faults
 //! and blocks written come from wait4. Times include each process's start
 //! and the opening of the database; the times per due record do not (the
