@@ -755,3 +755,70 @@ fn a_host_that_moved_is_resolved_again_and_fetched_from_its_new_address() {
     assert_eq!(paths, ["/a", "/b"]);
     assert_consistent(&st, true);
 }
+
+/// Plants `n` SCANNED records fetched a day before `T`, of which every
+/// `n / due`-th was fetched 20 days before (due under the default ten
+/// days); runs one pass at `T` moving `batch` records a transaction.
+/// Returns the records it expired, the records it decoded, and the
+/// records left SCANNED and made DIRTY.
+fn pass_over(n: usize, due: usize, batch: usize) -> (usize, u64, u64, u64) {
+    let c = Crawl::new();
+    let st = c.store();
+    let every = n / due;
+    let recs: Vec<Record> = (0..n)
+        .map(|i| {
+            let mut r = Record::new(
+                &format!("http://h{}.example.lv/p/{i}", i % 50),
+                T - 30 * DAY,
+            );
+            r.state = State::Scanned;
+            r.addr = "192.0.2.1".into();
+            r.status = 200;
+            r.fetched = if i % every == 0 {
+                T - 20 * DAY
+            } else {
+                T - DAY
+            };
+            r.changed = r.fetched;
+            r
+        })
+        .collect();
+    let mut w = st.write().expect("write");
+    w.insert_batch(&recs).expect("insert");
+    w.commit().expect("commit");
+    let cfg = nlpcrawl::stage::up::Config {
+        batch,
+        ..Default::default()
+    };
+    let before = st.records_decoded();
+    let rep = nlpcrawl::stage::up::pass(&st, &c.cache(), &cfg, T).expect("pass");
+    let read = st.records_decoded() - before;
+    let rd = st.read().expect("read");
+    (
+        rep.expired,
+        read,
+        rd.count(State::Scanned, false).expect("count"),
+        rd.count(State::Dirty, false).expect("count"),
+    )
+}
+
+/// Issue 17's scale goal: a pass over a database of `n` records of which
+/// `k` are due reads those k records (each twice inside its write
+/// transaction: looked at again, then replaced), not the n, so its work
+/// is the same at 2,000 records and at 40,000; and moving them in
+/// transactions of 7 records (the batch that bounds a transaction's dirty
+/// pages) moves every one of them across the transactions' boundaries.
+#[test]
+fn a_pass_reads_the_records_due_not_the_database() {
+    let k = 20;
+    let (small_moved, small_read, small_left, small_dirty) = pass_over(2_000, k, 256);
+    let (large_moved, large_read, large_left, large_dirty) = pass_over(40_000, k, 7);
+    assert_eq!((small_moved, small_dirty, small_left), (k, k as u64, 1_980));
+    assert_eq!(
+        (large_moved, large_dirty, large_left),
+        (k, k as u64, 39_980)
+    );
+    // A walk of the state would decode every SCANNED record.
+    assert_eq!(small_read, 2 * k as u64, "records read for {k} due");
+    assert_eq!(large_read, small_read, "records read at 40,000 and 2,000");
+}

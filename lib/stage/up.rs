@@ -41,7 +41,12 @@ pub struct Config {
     pub ttaddr: u64,
     /// Only these records are touched (`-s`, `--auth`, pattern).
     pub select: Selector,
-    /// Records moved per write transaction.
+    /// Records moved per write transaction. LMDB holds the pages a write
+    /// transaction dirties in the heap until the commit, and in a large
+    /// database every record moved dirties pages of its own (its record,
+    /// its two index entries, its due entry and schedule): about five
+    /// pages a record, so this bounds the daemon's own memory whatever the
+    /// size of the database.
     pub batch: usize,
 }
 
@@ -56,7 +61,8 @@ impl Default for Config {
             ttrej: 10 * DAY,
             ttaddr: DAY,
             select: Selector::default(),
-            batch: 1024,
+            // About 5 MB of dirty pages at the most (scripts/bench/scale).
+            batch: 256,
         }
     }
 }

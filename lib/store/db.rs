@@ -186,6 +186,9 @@ pub struct Store {
     tables: [lmdb::Database; 13],
     hasher: Hasher,
     created: bool,
+    /// Records decoded through this handle: what a test counts to tell a
+    /// pass that reads what is due from one that walks the database.
+    pub(super) decoded: std::sync::atomic::AtomicU64,
 }
 
 /// What [`Write::fail_leases`] did.
@@ -328,6 +331,7 @@ impl Store {
             tables,
             hasher: opts.hasher,
             created,
+            decoded: std::sync::atomic::AtomicU64::new(0),
         };
         if !opts.read_only {
             store.ensure_due()?;
@@ -411,6 +415,13 @@ impl Store {
     /// the crawl begins here, and its settings are stored now.
     pub fn created(&self) -> bool {
         self.created
+    }
+
+    /// Records decoded through this handle since it was opened: reads by
+    /// key, walks of a state or of every record, the due index's rebuild
+    /// (not the checks and copies of `maint`).
+    pub fn records_decoded(&self) -> u64 {
+        self.decoded.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Where the environment lives.

@@ -340,6 +340,9 @@ impl Write<'_> {
                     if Some(key) == from {
                         continue;
                     }
+                    self.store
+                        .decoded
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let r = Record::decode(v).map_err(|why| self.store.corrupt(k, why))?;
                     chunk.push((key, r));
                     if chunk.len() == REBUILD_CHUNK {

@@ -2,20 +2,24 @@
 //! SCALE_MAX=10000000), planted through the store, and at each size:
 //!
 //! - bytes of database (data.mdb) per record, due index included;
-//! - `nlpc-up --once` with 1% of the records due: wall time, time per due
-//!   record, and its largest resident set; then again with nothing due;
-//! - `nlpc-fetch --once` re-fetching 1,000 DIRTY records from a loopback
-//!   server (20 hosts on 4 addresses, politeness 0): pages/s and its
-//!   largest resident set.
+//! - `nlpc-up --once` with 1% of the records due: wall time, wall and CPU
+//!   time per due record, its peak file-backed and anonymous memory; then
+//!   again with nothing due;
+//! - `nlpc-fetch --once` re-fetching 5,000 DIRTY records (SCALE_PAGES) from
+//!   a loopback server (20 hosts on 4 addresses, politeness 0): pages/s,
+//!   CPU time and database bytes written a page, peak memory.
 //!
 //! The daemons are the release executables, run as child processes whose
-//! /proc/PID/status is read every millisecond for the peak resident set
-//! (VmHWM, which counts the database's mapped pages) and the peak
-//! anonymous memory (RssAnon, the process's own). Times include each process's start
-//! and the opening of the database; the time per due record does not (the
+//! /proc/PID/status is read every millisecond for the peak file-backed
+//! resident memory (RssFile: the database's mapped pages, the page cache's,
+//! shared, each fault mapping up to 16 cached pages around it) and the peak
+//! anonymous memory (RssAnon, the process's own); CPU time, page faults
+//! and blocks written come from wait4. Times include each process's start
+//! and the opening of the database; the times per due record do not (the
 //! run with nothing due is taken off). The database is on the temporary
 //! directory's disk; the file cache, archive and robots.txt cache on
-//! /dev/shm when there is one.
+//! /dev/shm when there is one. Each size also prints a line of
+//! diagnostics (faults per due record and per page) to stderr.
 //!
 //! cargo bench --bench scale         (writes scripts/bench/scale.txt)
 //! SCALE_MAX=10000000 cargo bench --bench scale
@@ -30,8 +34,11 @@ use nlpcrawl::store::record::{Record, State};
 use nlpcrawl::store::{self, Key, Store};
 
 const DAY: u64 = 86_400;
-/// Records re-fetched in the fetch phase, at every size.
-const LIVE: usize = 1000;
+/// Records re-fetched in the fetch phase, at every size, unless
+/// SCALE_PAGES says otherwise. A run of 1,000 pages lasted a few tenths of
+/// a second, in which the process's start, the robots.txt requests and the
+/// last commit weighed; 5,000 take seconds.
+const LIVE: usize = 5000;
 const LIVE_HOSTS: usize = 20;
 const LIVE_ADDRS: [&str; 4] = ["127.0.0.71", "127.0.0.72", "127.0.0.73", "127.0.0.74"];
 
@@ -42,16 +49,28 @@ fn now() -> u64 {
         .unwrap_or(0)
 }
 
-/// Peak memory of one daemon run.
+/// Peak memory and resources of one daemon run.
 #[derive(Clone, Copy, Default)]
 struct Mem {
     /// Largest resident set (VmHWM): includes the pages of the database's
     /// memory map that the process touched, which the kernel shares with
     /// the page cache and can drop at will.
     hwm: u64,
+    /// Largest file-backed resident memory (RssFile) seen: mostly the
+    /// database's mapped pages. A fault maps the pages around the one
+    /// touched that are in the page cache too (the kernel's fault-around),
+    /// so this overstates what the process read.
+    file: u64,
     /// Largest anonymous resident memory (RssAnon) seen: the process's own
     /// heap and stacks, what a long crawl must keep flat.
     anon: u64,
+    /// CPU seconds, user and system, from wait4.
+    cpu: f64,
+    /// Page faults, minor and major, from wait4: about the pages the
+    /// process touched for the first time, its own and the map's.
+    faults: u64,
+    /// Blocks written (512 bytes), from wait4.
+    written: u64,
 }
 
 /// Reads a "Name:   N kB" line of /proc/PID/status, in bytes.
@@ -67,7 +86,8 @@ fn status_field(status: &str, name: &str) -> Option<u64> {
 }
 
 /// Runs `cmd` to its end; returns its wall time and peak memory, read from
-/// /proc/PID/status every millisecond while it runs. (Not wait4's peak: a
+/// /proc/PID/status every millisecond while it runs, and its CPU time,
+/// page faults and writes from wait4. (Not wait4's peak resident set: a
 /// child's starts at its parent's at the fork, and this process holds the
 /// planted frontier.)
 fn measure(mut cmd: Command) -> (Duration, Mem) {
@@ -75,23 +95,42 @@ fn measure(mut cmd: Command) -> (Duration, Mem) {
     // holds while nobody reads it.
     let log = tempfile::tempfile().expect("log file");
     let t = Instant::now();
-    let mut child = cmd
+    // Reaped below by wait4, which also gives its resource usage.
+    #[allow(clippy::zombie_processes)]
+    let child = cmd
         .stderr(log.try_clone().expect("log file"))
         .spawn()
         .expect("start daemon");
-    let status_path = format!("/proc/{}/status", child.id());
+    let pid = child.id() as libc::pid_t;
+    let status_path = format!("/proc/{pid}/status");
     let mut mem = Mem::default();
-    let status = loop {
+    let code = loop {
         if let Ok(s) = std::fs::read_to_string(&status_path) {
             mem.hwm = mem.hwm.max(status_field(&s, "VmHWM:").unwrap_or(0));
+            mem.file = mem.file.max(status_field(&s, "RssFile:").unwrap_or(0));
             mem.anon = mem.anon.max(status_field(&s, "RssAnon:").unwrap_or(0));
         }
-        match child.try_wait().expect("wait for daemon") {
-            Some(status) => break status,
-            // A sampling period, not a synchronisation: the loop ends on
-            // the child's exit.
-            None => std::thread::sleep(Duration::from_millis(1)),
+        let mut code: libc::c_int = 0;
+        // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: pid is our child, not yet reaped; the pointers are to
+        // locals that outlive the call.
+        let r = unsafe { libc::wait4(pid, &mut code, libc::WNOHANG, &mut ru) };
+        assert!(
+            r >= 0,
+            "wait for daemon: {}",
+            std::io::Error::last_os_error()
+        );
+        if r == pid {
+            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+            mem.cpu = secs(ru.ru_utime) + secs(ru.ru_stime);
+            mem.faults = (ru.ru_minflt + ru.ru_majflt) as u64;
+            mem.written = ru.ru_oublock as u64;
+            break code;
         }
+        // A sampling period, not a synchronisation: the loop ends on
+        // the child's exit.
+        std::thread::sleep(Duration::from_millis(1));
     };
     let wall = t.elapsed();
     let mut err = String::new();
@@ -101,7 +140,10 @@ fn measure(mut cmd: Command) -> (Duration, Mem) {
         let _ = log.rewind();
         let _ = log.read_to_string(&mut err);
     }
-    assert!(status.success(), "daemon failed: {err}");
+    assert!(
+        libc::WIFEXITED(code) && libc::WEXITSTATUS(code) == 0,
+        "daemon failed: {err}"
+    );
     (wall, mem)
 }
 
@@ -205,11 +247,13 @@ struct Row {
     up_s: f64,
     up_idle_ms: f64,
     up_rss: Mem,
+    up_idle: Mem,
+    pages: usize,
     fetch_pages_s: f64,
     fetch_rss: Mem,
 }
 
-fn run(n: usize, port: u16) -> Row {
+fn run(n: usize, live_n: usize, port: u16) -> Row {
     let tmp = tempfile::tempdir().expect("temporary directory");
     let shm = Path::new("/dev/shm");
     let files = if shm.is_dir() {
@@ -273,7 +317,7 @@ fn run(n: usize, port: u16) -> Row {
         .count(State::Dirty, false)
         .expect("count");
     assert_eq!(dirty as usize, due, "every due record expired");
-    let (idle, _) = measure(c.cmd("nlpc-up"));
+    let (idle, up_idle) = measure(c.cmd("nlpc-up"));
 
     // The fetch phase: the expired records go back to SCANNED (their
     // addresses are not routed), and LIVE due ones on loopback hosts are
@@ -296,7 +340,7 @@ fn run(n: usize, port: u16) -> Row {
         }
         w.commit().expect("commit");
     }
-    let live: Vec<Record> = (0..LIVE)
+    let live: Vec<Record> = (0..live_n)
         .map(|i| {
             let h = i % LIVE_HOSTS;
             let mut r = Record::new(&format!("http://live{h}.test:{port}/p/{i}"), t0 - 30 * DAY);
@@ -323,7 +367,7 @@ fn run(n: usize, port: u16) -> Row {
         .expect("read")
         .count(State::Fresh, false)
         .expect("count");
-    assert_eq!(fresh as usize, LIVE, "every live record fetched");
+    assert_eq!(fresh as usize, live_n, "every live record fetched");
     Row {
         n,
         plant_s,
@@ -333,7 +377,9 @@ fn run(n: usize, port: u16) -> Row {
         up_s: up.as_secs_f64(),
         up_idle_ms: idle.as_secs_f64() * 1e3,
         up_rss,
-        fetch_pages_s: LIVE as f64 / fetch.as_secs_f64(),
+        up_idle,
+        pages: live_n,
+        fetch_pages_s: live_n as f64 / fetch.as_secs_f64(),
         fetch_rss,
     }
 }
@@ -343,23 +389,50 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000);
+    let live_n: usize = std::env::var("SCALE_PAGES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(LIVE);
     let port = serve();
     let mut rows = Vec::new();
     let mut n = 10_000;
     while n <= max {
-        let r = run(n, port);
+        let r = run(n, live_n, port);
+        let d = r.due as f64;
+        let u = &r.up_rss;
+        let f = &r.fetch_rss;
+        let p = r.pages as f64;
+        eprintln!(
+            "{n}: nlpc-up {:.3} s CPU, {:.1} µs CPU and {:.1} faults per due record (idle run {:.3} s, {} faults), RSS file {:.1} MB anon {:.1} MB, {:.0} KB written; nlpc-fetch {} pages {:.0} pages/s, {:.3} s CPU = {:.0} µs a page, {:.1} faults and {:.1} KB written a page, RSS file {:.1} MB anon {:.1} MB",
+            u.cpu,
+            (u.cpu - r.up_idle.cpu) * 1e6 / d,
+            (u.faults as f64 - r.up_idle.faults as f64) / d,
+            r.up_idle.cpu,
+            r.up_idle.faults,
+            u.file as f64 / 1e6,
+            u.anon as f64 / 1e6,
+            u.written as f64 / 2.0,
+            r.pages,
+            r.fetch_pages_s,
+            f.cpu,
+            f.cpu * 1e6 / p,
+            f.faults as f64 / p,
+            f.written as f64 / 2.0 / p,
+            f.file as f64 / 1e6,
+            f.anon as f64 / 1e6,
+        );
         eprintln!("{n} records planted in {:.1} s", r.plant_s);
         rows.push(r);
         n *= 10;
     }
     let mut out = String::new();
-    out.push_str(
-        "| records | DB bytes/record: file / compacted | nlpc-up --once, 1% due | per due record | nlpc-up --once, nothing due | nlpc-up peak RSS / anonymous | nlpc-fetch --once, 1,000 DIRTY | nlpc-fetch peak RSS / anonymous |\n",
-    );
-    out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str(&format!(
+        "| records | DB bytes/record: file / compacted | nlpc-up --once, 1% due | per due record: wall / CPU | nlpc-up --once, nothing due | nlpc-up peak RSS: file / anonymous | nlpc-fetch --once, {live_n} DIRTY | CPU a page | DB written a page | nlpc-fetch peak RSS: file / anonymous |\n"
+    ));
+    out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &rows {
         out.push_str(&format!(
-            "| {} | {:.0} / {:.0} | {:.2} s ({} due) | {:.1} µs | {:.0} ms | {:.1} / {:.1} MB | {:.0} pages/s | {:.1} / {:.1} MB |\n",
+            "| {} | {:.0} / {:.0} | {:.2} s ({} due) | {:.1} / {:.1} µs | {:.0} ms | {:.1} / {:.1} MB | {:.0} pages/s | {:.0} µs | {:.1} KB | {:.1} / {:.1} MB |\n",
             r.n,
             r.bytes_per_record,
             r.compact_per_record,
@@ -368,11 +441,14 @@ fn main() {
             // Less the run with nothing due: the process's start and the
             // opening of the database.
             (r.up_s - r.up_idle_ms / 1e3).max(0.0) * 1e6 / r.due as f64,
+            (r.up_rss.cpu - r.up_idle.cpu).max(0.0) * 1e6 / r.due as f64,
             r.up_idle_ms,
-            r.up_rss.hwm as f64 / 1e6,
+            r.up_rss.file as f64 / 1e6,
             r.up_rss.anon as f64 / 1e6,
             r.fetch_pages_s,
-            r.fetch_rss.hwm as f64 / 1e6,
+            r.fetch_rss.cpu * 1e6 / r.pages as f64,
+            r.fetch_rss.written as f64 / 2.0 / r.pages as f64,
+            r.fetch_rss.file as f64 / 1e6,
             r.fetch_rss.anon as f64 / 1e6,
         ));
     }

@@ -4,7 +4,8 @@
 //! and to text.
 //!
 //! cargo bench --bench up [-- N]   (N records, default 1000000; the dump
-//! takes N/20 pages of 20 KB)
+//! takes N/20 pages of 20 KB; UP_BATCH=n moves n records a transaction
+//! instead of nlpc-up's default, to compare batch sizes in one build)
 
 use std::time::Instant;
 
@@ -17,6 +18,17 @@ use nlpcrawl::store::{self, Inserted, Store};
 
 const NOW: u64 = 2_000_000_000;
 const DAY: u64 = 86_400;
+
+/// This process's CPU seconds (user and system) and 512-byte blocks
+/// written so far.
+fn usage() -> (f64, i64) {
+    // SAFETY: an all-zero rusage is a valid value for getrusage to fill.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pointer is to a local that outlives the call.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (secs(ru.ru_utime) + secs(ru.ru_stime), ru.ru_oublock)
+}
 
 fn main() {
     let n: usize = std::env::args()
@@ -45,7 +57,10 @@ fn main() {
         w.insert_batch(chunk).expect("insert");
         w.commit().expect("commit");
     }
-    let cfg = up::Config::default();
+    let mut cfg = up::Config::default();
+    if let Some(b) = std::env::var("UP_BATCH").ok().and_then(|v| v.parse().ok()) {
+        cfg.batch = b;
+    }
 
     let t = Instant::now();
     let rep = up::pass(&st, &cache, &cfg, NOW - 19 * DAY).expect("pass");
@@ -56,13 +71,19 @@ fn main() {
         secs * 1e3
     );
     let t = Instant::now();
+    let ru0 = usage();
     let rep = up::pass(&st, &cache, &cfg, NOW).expect("pass");
     let secs = t.elapsed().as_secs_f64();
+    let ru1 = usage();
+    let due = rep.expired.max(1) as f64;
     println!(
-        "nlpc-up pass, half due: {} of {n} expired in {secs:.2} s, {:.0} moved/s, {:.1} µs per due record",
+        "nlpc-up pass, half due, {} records a transaction: {} of {n} expired in {secs:.2} s, {:.0} moved/s, {:.1} µs per due record; CPU {:.1} µs and {:.1} KB written per due record",
+        cfg.batch,
         rep.expired,
         rep.expired as f64 / secs,
-        secs * 1e6 / rep.expired.max(1) as f64
+        secs * 1e6 / due,
+        (ru1.0 - ru0.0) * 1e6 / due,
+        (ru1.1 - ru0.1) as f64 / 2.0 / due,
     );
 
     // A corpus of 20 KB pages.
