@@ -329,6 +329,59 @@ const BYTE_CLASS: [u8; 256] = {
     t
 };
 
+/// Bit 7 of each byte of a word.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// `b` in each byte of a word.
+const fn lanes(b: u8) -> u64 {
+    (b as u64) * 0x0101_0101_0101_0101
+}
+
+/// Bit 7 set in each byte of `z` that is 0, exactly: (z & 0x7F) + 0x7F
+/// carries into bit 7 of its byte unless the byte's low bits are all 0,
+/// and never out of it.
+#[inline]
+const fn zero_bytes(z: u64) -> u64 {
+    !(((z & !HIGH) + !HIGH) | z) & HIGH
+}
+
+/// A count kept in the eight bytes of a word, one a lane, summed before a
+/// lane could overflow.
+#[derive(Default)]
+struct Lanes {
+    acc: u64,
+    adds: u32,
+    total: usize,
+}
+
+impl Lanes {
+    /// Counts the bytes of `mask` that have bit 7 set (its only bits).
+    #[inline]
+    fn add(&mut self, mask: u64) {
+        self.acc += mask >> 7;
+        self.adds += 1;
+        // A lane holds 255.
+        if self.adds == 255 {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        // Lanes summed in pairs (at most 510 in 16 bits), then the four
+        // pairs by a multiply into the top 16 bits (at most 2040).
+        const PAIRS: u64 = 0x00FF_00FF_00FF_00FF;
+        let pairs = (self.acc & PAIRS) + ((self.acc >> 8) & PAIRS);
+        self.total += (pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48) as usize;
+        self.acc = 0;
+        self.adds = 0;
+    }
+
+    fn total(mut self) -> usize {
+        self.flush();
+        self.total
+    }
+}
+
 /// Counts that tell text from garbage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Quality {
@@ -362,28 +415,69 @@ impl Quality {
     }
 
     fn of_bytes(b: &[u8]) -> Quality {
-        let (mut chars, mut solid, mut controls, mut replaced) = (0usize, 0usize, 0usize, 0usize);
-        for (i, &c) in b.iter().enumerate() {
+        // Eight bytes at a time (SWAR): a count is a mask with bit 7 set in
+        // each byte that counts, summed lane by lane. Only the words that
+        // hold a control or a byte that may start a replacement go byte by
+        // byte. tests::quality_whole_and_in_pieces_agrees_with_characters
+        // holds it to the counts by the character.
+        let mut q = Quality::default();
+        let (mut fast, mut cont, mut space) = (0usize, Lanes::default(), Lanes::default());
+        let mut i = 0;
+        while let Some(Ok(w)) = b.get(i..i + 8).map(<[u8; 8]>::try_from) {
+            let x = u64::from_le_bytes(w);
+            let high = x & HIGH;
+            // ASCII bytes below 0x20: (x | 0x80) - 0x20 keeps bit 7 exactly
+            // in the bytes at least 0x20, with no borrow between bytes.
+            let below = !((x | HIGH) - lanes(0x20)) & !x & HIGH;
+            let white_below = if below != 0 {
+                zero_bytes(x ^ lanes(b'\t'))
+                    | zero_bytes(x ^ lanes(b'\n'))
+                    | zero_bytes(x ^ lanes(b'\x0C'))
+                    | zero_bytes(x ^ lanes(b'\r'))
+            } else {
+                0
+            };
+            let maybe_replaced =
+                high != 0 && (zero_bytes(x ^ lanes(0xC2)) | zero_bytes(x ^ lanes(0xEF))) != 0;
+            if (below & !white_below) != 0 || maybe_replaced {
+                q.add_slowly(b, i, i + 8);
+            } else {
+                fast += 8;
+                // A continuation byte: bit 7 set, bit 6 clear.
+                cont.add(high & !(x << 1));
+                space.add(zero_bytes(x ^ lanes(b' ')) | white_below);
+            }
+            i += 8;
+        }
+        q.add_slowly(b, i, b.len());
+        let chars = fast - cont.total();
+        q.chars += chars;
+        q.solid += chars - space.total();
+        q
+    }
+
+    /// Adds the counts of `b[from..to]` a byte at a time (looking past
+    /// `to` for a replacement that starts before it).
+    fn add_slowly(&mut self, b: &[u8], from: usize, to: usize) {
+        let Some(part) = b.get(from..to) else {
+            return;
+        };
+        for (k, &c) in part.iter().enumerate() {
+            let i = from + k;
             // One table look-up a byte instead of a chain of tests.
             let t = BYTE_CLASS[c as usize];
-            chars += usize::from(t & CHAR);
-            solid += usize::from((t & SOLID) >> 1);
-            controls += usize::from((t & CONTROL) >> 2);
+            self.chars += usize::from(t & CHAR);
+            self.solid += usize::from((t & SOLID) >> 1);
+            self.controls += usize::from((t & CONTROL) >> 2);
             if t & MAYBE_REPLACED != 0 {
                 match c {
                     // U+0080..U+009F: C2 80..C2 9F.
-                    0xC2 if b.get(i + 1).is_some_and(|&n| n < 0xA0) => replaced += 1,
+                    0xC2 if b.get(i + 1).is_some_and(|&n| n < 0xA0) => self.replaced += 1,
                     // U+FFFD: EF BF BD.
-                    0xEF if b.get(i + 1..i + 3) == Some(&[0xBF, 0xBD]) => replaced += 1,
+                    0xEF if b.get(i + 1..i + 3) == Some(&[0xBF, 0xBD]) => self.replaced += 1,
                     _ => {}
                 }
             }
-        }
-        Quality {
-            chars,
-            solid,
-            replaced,
-            controls,
         }
     }
 
