@@ -34,6 +34,8 @@ pub use prescan::{charset_from_content, late_meta, prescan, xml_declaration};
 use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252, X_USER_DEFINED};
 
+use crate::document::swar::{controls, lanes, word_at, zero_bytes, HIGH};
+
 /// How many leading bytes the `<meta>` prescan and the XML declaration
 /// search look at, as WHATWG says for the prescan.
 pub const PRESCAN_LEN: usize = 1024;
@@ -329,28 +331,11 @@ const BYTE_CLASS: [u8; 256] = {
     t
 };
 
-/// Bit 7 of each byte of a word.
-const HIGH: u64 = 0x8080_8080_8080_8080;
-
-/// `b` in each byte of a word.
-const fn lanes(b: u8) -> u64 {
-    (b as u64) * 0x0101_0101_0101_0101
-}
-
-/// Bit 7 set in each byte of `z` that is 0, exactly: (z & 0x7F) + 0x7F
-/// carries into bit 7 of its byte unless the byte's low bits are all 0,
-/// and never out of it.
-#[inline]
-const fn zero_bytes(z: u64) -> u64 {
-    !(((z & !HIGH) + !HIGH) | z) & HIGH
-}
-
-/// A count kept in the eight bytes of a word, one a lane, summed before a
-/// lane could overflow.
+/// A count kept in the eight bytes of a word, one a lane; the caller
+/// flushes it before a lane could overflow (255 adds).
 #[derive(Default)]
 struct Lanes {
     acc: u64,
-    adds: u32,
     total: usize,
 }
 
@@ -359,11 +344,6 @@ impl Lanes {
     #[inline]
     fn add(&mut self, mask: u64) {
         self.acc += mask >> 7;
-        self.adds += 1;
-        // A lane holds 255.
-        if self.adds == 255 {
-            self.flush();
-        }
     }
 
     fn flush(&mut self) {
@@ -373,7 +353,6 @@ impl Lanes {
         let pairs = (self.acc & PAIRS) + ((self.acc >> 8) & PAIRS);
         self.total += (pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48) as usize;
         self.acc = 0;
-        self.adds = 0;
     }
 
     fn total(mut self) -> usize {
@@ -422,13 +401,11 @@ impl Quality {
         // holds it to the counts by the character.
         let mut q = Quality::default();
         let (mut fast, mut cont, mut space) = (0usize, Lanes::default(), Lanes::default());
+        let mut adds = 0u32;
         let mut i = 0;
-        while let Some(Ok(w)) = b.get(i..i + 8).map(<[u8; 8]>::try_from) {
-            let x = u64::from_le_bytes(w);
+        while let Some(x) = word_at(b, i) {
             let high = x & HIGH;
-            // ASCII bytes below 0x20: (x | 0x80) - 0x20 keeps bit 7 exactly
-            // in the bytes at least 0x20, with no borrow between bytes.
-            let below = !((x | HIGH) - lanes(0x20)) & !x & HIGH;
+            let below = controls(x);
             let white_below = if below != 0 {
                 zero_bytes(x ^ lanes(b'\t'))
                     | zero_bytes(x ^ lanes(b'\n'))
@@ -446,6 +423,13 @@ impl Quality {
                 // A continuation byte: bit 7 set, bit 6 clear.
                 cont.add(high & !(x << 1));
                 space.add(zero_bytes(x ^ lanes(b' ')) | white_below);
+                adds += 1;
+                // A lane holds 255.
+                if adds == 255 {
+                    cont.flush();
+                    space.flush();
+                    adds = 0;
+                }
             }
             i += 8;
         }

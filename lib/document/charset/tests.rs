@@ -402,6 +402,10 @@ fn quality_counts() {
     assert_eq!(q.solid, 6);
     let q = Quality::of("");
     assert_eq!(q.replaced_share(), 0.0);
+    // Long enough that the per-lane counts of the word-at-a-time path
+    // are summed many times over.
+    let long = "Rīga ir Latvijas galvaspilsēta; a b  c\tdefgh\n".repeat(999);
+    assert_eq!(Quality::of(&long), quality_by_char(&long));
 }
 
 /// The counts by the character, as `Quality` defines them, for checking
