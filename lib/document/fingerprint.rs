@@ -11,6 +11,8 @@
 //! [`SHINGLE`] words in a row. Each shingle's 64-bit hash votes for or
 //! against each bit; the fingerprint has the bits that won.
 
+use crate::document::lower;
+use crate::document::swar::{collapsed, lanes, word_at, zero_bytes, HIGH};
 use crate::document::words::lowercase_of;
 
 #[cfg(test)]
@@ -128,6 +130,21 @@ pub fn text_hash(text: &str) -> [u8; 16] {
         }
         let start = i;
         while let Some(&c) = b.get(i) {
+            // Eight bytes at a time while they hold no white space but
+            // single spaces between words, nor a lead byte of a white
+            // space character past ASCII (C2, E1 to E3; E0 too, on the
+            // safe side).
+            if let Some(x) = word_at(b, i) {
+                if collapsed(x)
+                    && (x & HIGH == 0
+                        || (zero_bytes(x ^ lanes(0xC2))
+                            | zero_bytes((x & lanes(0xFC)) ^ lanes(0xE0)))
+                            == 0)
+                {
+                    i += 8;
+                    continue;
+                }
+            }
             match SPACE_CLASS[usize::from(c)] {
                 0 => i += 1,
                 // One space between two words stays as it is.
@@ -235,6 +252,7 @@ pub fn simhash(text: &str) -> u64 {
     // character at a time past it: the word being read is hashed as it
     // goes, and whether it is digits alone noted.
     let b = text.as_bytes();
+    let low = &**lower::TABLE;
     let mut i = 0;
     let mut h = FNV_OFFSET;
     let mut in_word = false;
@@ -260,6 +278,23 @@ pub fn simhash(text: &str) -> u64 {
                     i += 1;
                 }
                 digits &= seen & 0x40 == 0;
+                in_word = true;
+                continue;
+            }
+        } else if let Some(e) = b
+            .get(i + 1)
+            .filter(|_| c < 0xE0)
+            .and_then(|&c1| lower::of(low, c, c1))
+            .filter(|e| e.len != 0)
+        {
+            // A character of two bytes (Latin, Greek, Cyrillic), from the
+            // table: what `alphanumeric`, `is_numeric` and `fnv_lower` say.
+            i += 2;
+            if e.alnum {
+                digits &= e.numeric;
+                for &l in e.bytes.get(..usize::from(e.len)).unwrap_or_default() {
+                    h = (h ^ u64::from(l)).wrapping_mul(FNV_PRIME);
+                }
                 in_word = true;
                 continue;
             }

@@ -11,6 +11,8 @@ pub mod escape;
 pub mod extract;
 pub mod fingerprint;
 pub mod lang;
+mod lower;
 pub mod markup;
+mod swar;
 pub mod text;
 pub mod words;

@@ -402,6 +402,10 @@ fn quality_counts() {
     assert_eq!(q.solid, 6);
     let q = Quality::of("");
     assert_eq!(q.replaced_share(), 0.0);
+    // Long enough that the per-lane counts of the word-at-a-time path
+    // are summed many times over.
+    let long = "Rīga ir Latvijas galvaspilsēta; a b  c\tdefgh\n".repeat(999);
+    assert_eq!(Quality::of(&long), quality_by_char(&long));
 }
 
 /// The counts by the character, as `Quality` defines them, for checking
@@ -443,11 +447,22 @@ fn quality_whole_and_in_pieces_agrees_with_characters() {
         "&amp;",
         "\x0C",
         "\x1B",
+        // Past the word-at-a-time path: C2 and EF lead bytes that are no
+        // replacement, a control that is not white space, long runs.
+        "\u{A0}",
+        "©",
+        "\u{9F}",
+        "\u{FFFE}",
+        "ｅ",
+        "\x0B",
+        "ą ž ē ī ū",
+        "pilsētas galvaspilsēta ",
+        "0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ",
     ];
     let mut x: u32 = 0x9E37_79B9;
     for _ in 0..2000 {
         let mut s = String::new();
-        for _ in 0..x % 40 {
+        for _ in 0..x % 120 {
             x ^= x << 13;
             x ^= x >> 17;
             x ^= x << 5;

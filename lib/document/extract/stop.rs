@@ -7,6 +7,7 @@
 
 use std::sync::OnceLock;
 
+use crate::document::lower;
 use crate::document::words::{lowercase_of, Kinds};
 
 /// The languages with a list, in the order of [`LISTS`].
@@ -508,14 +509,25 @@ pub(crate) fn langs_of_any(w: &str, kinds: Kinds) -> u8 {
         if w.len() > LONGEST_BYTES {
             return 0;
         }
-        for (d, c) in k.iter_mut().zip(w.bytes()) {
-            *d = c.to_ascii_lowercase();
+        if kinds.upper {
+            for (d, c) in k.iter_mut().zip(w.bytes()) {
+                *d = c.to_ascii_lowercase();
+            }
+        } else if let Some(d) = k.get_mut(..w.len()) {
+            // Lowercase already.
+            d.copy_from_slice(w.as_bytes());
         }
     } else {
         // A character is at most 4 bytes, and lowercasing never makes
         // fewer characters: a longer word is on no list.
         if w.len() > 4 * LONGEST {
             return 0;
+        }
+        match lower_by_table(w.as_bytes(), &mut k) {
+            Some(true) => return table().get(u128::from_le_bytes(k)),
+            Some(false) => return 0,
+            // A character of three or four bytes: by the characters.
+            None => k = [0; 16],
         }
         let mut n = 0;
         let mut put = |l: char| {
@@ -543,6 +555,42 @@ pub(crate) fn langs_of_any(w: &str, kinds: Kinds) -> u8 {
         }
     }
     table().get(u128::from_le_bytes(k))
+}
+
+/// Lowercases `w` into `k` a byte at a time in ASCII and by the two-byte
+/// table past it: Some(true) when done, Some(false) when the lowercase
+/// is longer than [`LONGEST_BYTES`] (or empty), None when `w` holds a
+/// character the table does not (and `k` is part written).
+#[inline]
+fn lower_by_table(w: &[u8], k: &mut [u8; 16]) -> Option<bool> {
+    let t = &**lower::TABLE;
+    let mut n = 0;
+    let mut i = 0;
+    while let Some(&c) = w.get(i) {
+        if c < 0x80 {
+            let Some(d) = k.get_mut(n).filter(|_| n < LONGEST_BYTES) else {
+                return Some(false);
+            };
+            *d = c.to_ascii_lowercase();
+            n += 1;
+            i += 1;
+        } else if c < 0xE0 {
+            let e = lower::of(t, c, *w.get(i + 1)?)?;
+            let len = usize::from(e.len);
+            if len == 0 {
+                return None;
+            }
+            if n + len > LONGEST_BYTES {
+                return Some(false);
+            }
+            k.get_mut(n..n + len)?.copy_from_slice(e.bytes.get(..len)?);
+            n += len;
+            i += 2;
+        } else {
+            return None;
+        }
+    }
+    Some(n > 0)
 }
 
 #[cfg(test)]
@@ -621,7 +669,7 @@ mod tests {
         words.extend(map.keys().map(|w| w.to_uppercase()));
         // Random words from letters that lowercase to more or fewer bytes
         // (İ, the Kelvin sign), stop words' letters, and others.
-        let alphabet: Vec<char> = "aeinstuārūšžēīAĀŠİKẞΣЖ語\u{301}".chars().collect();
+        let alphabet: Vec<char> = "aeinstuārūšžēīAĀŠİKẞΣЖ語\u{301}ȺµÉ".chars().collect();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         for _ in 0..50_000 {
             x ^= x << 13;
