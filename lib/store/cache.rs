@@ -53,8 +53,10 @@ impl Cache {
         write_atomic(&p, body)
     }
 
-    /// Removes the body of `key`; absent is fine.
+    /// Removes the body of `key`, and the text nlpc-vrfy kept beside it
+    /// (`store::textcache`); absent is fine.
     pub fn remove(&self, key: &Key) -> Result<()> {
+        crate::store::textcache::remove(self, key)?;
         let p = self.path(key);
         match fs::remove_file(&p) {
             Ok(()) => Ok(()),
