@@ -276,7 +276,7 @@ fn sigkill_and_resume(c: &Crawl, keys: &[Key]) {
     let mut child = Killed(
         c.cmd("nlpc-index")
             .arg("--index")
-            .arg(index_dir(&c))
+            .arg(index_dir(c))
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

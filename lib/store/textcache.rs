@@ -35,9 +35,7 @@ pub struct Text {
 
 /// Where the text of `key` lives: beside its body.
 pub fn path(cache: &Cache, key: &Key) -> PathBuf {
-    let mut p = cache.path(key).into_os_string();
-    p.push(".text");
-    PathBuf::from(p)
+    cache.text_path(key)
 }
 
 fn hex(hash: &[u8; 32]) -> String {
@@ -97,7 +95,7 @@ pub fn read(cache: &Cache, key: &Key, hash: &[u8; 32]) -> Result<Option<Text>> {
     }
 }
 
-/// Removes the text of `key`; absent is fine.
+/// Removes the text of `key` (and only it); absent is fine.
 pub fn remove(cache: &Cache, key: &Key) -> Result<()> {
     let p = path(cache, key);
     match fs::remove_file(&p) {
