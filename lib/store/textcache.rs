@@ -9,8 +9,10 @@
 //! for another body, or one it cannot parse falls back to extracting the
 //! text from the body. `Cache::remove` removes it with the body.
 //!
-//! The file: the line `nlpc-text 1 HASH TITLE-BYTES`, then the title, then
-//! the text, all UTF-8.
+//! The file: the line `nlpc-text 1 HASH TITLE-BYTES TEXT-BYTES`, then the
+//! title, then the text, all UTF-8. The lengths make a file cut short (an
+//! unsynced write lost in a power cut) unreadable rather than a shorter
+//! text.
 
 use std::fs;
 use std::io::ErrorKind;
@@ -23,7 +25,7 @@ use crate::store::Key;
 /// The first word of the header line, with the format's version.
 const MAGIC: &str = "nlpc-text 1 ";
 
-/// Longest header line accepted: the magic, 64 hex digits, a length.
+/// Longest header line accepted: the magic, 64 hex digits, two lengths.
 const MAX_HEADER: usize = 128;
 
 /// A page's title and main text (its blocks a line each).
@@ -44,7 +46,7 @@ fn hex(hash: &[u8; 32]) -> String {
 
 /// The file's bytes for `t`, made from the body whose hash is `hash`.
 pub fn encode(hash: &[u8; 32], t: &Text) -> Vec<u8> {
-    let head = format!("{MAGIC}{} {}\n", hex(hash), t.title.len());
+    let head = format!("{MAGIC}{} {} {}\n", hex(hash), t.title.len(), t.text.len());
     let mut out = Vec::with_capacity(head.len() + t.title.len() + t.text.len());
     out.extend_from_slice(head.as_bytes());
     out.extend_from_slice(t.title.as_bytes());
@@ -57,13 +59,17 @@ pub fn encode(hash: &[u8; 32], t: &Text) -> Vec<u8> {
 pub fn decode(bytes: Vec<u8>, hash: &[u8; 32]) -> Option<Text> {
     let nl = bytes.iter().take(MAX_HEADER).position(|&b| b == b'\n')?;
     let head = std::str::from_utf8(&bytes[..nl]).ok()?;
-    let (h, title_len) = head.strip_prefix(MAGIC)?.split_once(' ')?;
-    if h != hex(hash) {
+    let mut fields = head.strip_prefix(MAGIC)?.split(' ');
+    if fields.next()? != hex(hash) {
         return None;
     }
-    let title_len: usize = title_len.parse().ok()?;
-    let mut rest = String::from_utf8(bytes).ok()?;
+    let title_len: usize = fields.next()?.parse().ok()?;
+    let text_len: usize = fields.next()?.parse().ok()?;
     let title_end = (nl + 1).checked_add(title_len)?;
+    if fields.next().is_some() || title_end.checked_add(text_len)? != bytes.len() {
+        return None;
+    }
+    let mut rest = String::from_utf8(bytes).ok()?;
     // Both cuts must fall on char boundaries, or the file is not ours.
     let title = rest.get(nl + 1..title_end)?.to_string();
     let text = rest.split_off(title_end);
@@ -133,21 +139,31 @@ mod tests {
         // Cut inside the title's two-byte Ā: the length no longer fits.
         let head_end = good.iter().position(|&b| b == b'\n').unwrap();
         assert_eq!(decode(good[..head_end + 2].to_vec(), &h), None);
+        // Cut anywhere in the text, as a lost unsynced write leaves it.
+        assert_eq!(decode(good[..good.len() - 1].to_vec(), &h), None);
+        let mut longer = good.clone();
+        longer.push(b'x');
+        assert_eq!(decode(longer, &h), None);
         // A title length past the end, or not a number.
-        let bad = format!("{MAGIC}{} 99\nab", hex(&h));
+        let bad = format!("{MAGIC}{} 99 0\nab", hex(&h));
         assert_eq!(decode(bad.into_bytes(), &h), None);
-        let bad = format!("{MAGIC}{} x\nab", hex(&h));
+        let bad = format!("{MAGIC}{} x 2\nab", hex(&h));
         assert_eq!(decode(bad.into_bytes(), &h), None);
         // A length that ends inside a char.
-        let bad = format!("{MAGIC}{} 1\nĀb", hex(&h));
+        let bad = format!("{MAGIC}{} 1 2\nĀb", hex(&h));
         assert_eq!(decode(bad.into_bytes(), &h), None);
-        // Another format, and no header line at all.
-        assert_eq!(decode(b"nlpc-text 2 ab 0\n".to_vec(), &h), None);
+        // Another format, a field too many, and no header line at all.
+        assert_eq!(decode(b"nlpc-text 2 ab 0 0\n".to_vec(), &h), None);
+        let bad = format!("{MAGIC}{} 0 2 0\nab", hex(&h));
+        assert_eq!(decode(bad.into_bytes(), &h), None);
         assert_eq!(decode(vec![b'a'; 4096], &h), None);
         // Bytes that are not UTF-8 after a good header.
-        let mut bad = format!("{MAGIC}{} 0\n", hex(&h)).into_bytes();
+        let mut bad = format!("{MAGIC}{} 0 1\n", hex(&h)).into_bytes();
         bad.push(0xff);
         assert_eq!(decode(bad, &h), None);
+        // The same file with a good byte instead reads.
+        let ok = format!("{MAGIC}{} 0 1\na", hex(&h)).into_bytes();
+        assert_eq!(decode(ok, &h), Some(t("", "a")));
     }
 
     #[test]
