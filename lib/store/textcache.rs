@@ -7,9 +7,10 @@
 //! place cost three times the kernel time of one written directly), since
 //! its header makes any file but a whole one unreadable; and it names the
 //! BLAKE3 hash of the body it came from, so a file left from an older
-//! version of the page is never taken for the current one. A reader that finds no file, a file
-//! for another body, or one it cannot parse falls back to extracting the
-//! text from the body. `Cache::remove` removes it with the body.
+//! version of the page is never taken for the current one. A reader that
+//! finds no file, a file for another body, or one it cannot parse falls
+//! back to extracting the text from the body. `Cache::remove` removes it
+//! with the body.
 //!
 //! The file: the line `nlpc-text 1 HASH TITLE-BYTES TEXT-BYTES`, then the
 //! title, then the text, all UTF-8. The lengths make a file cut short (an
