@@ -3,9 +3,9 @@
 //! to `KEY`), so nlpc-index need not decode and extract the page again.
 //!
 //! It is a cache and nothing more: the file is written in place, without
-//! a temporary file, a rename or a sync (on ext4 a new file renamed into
-//! place cost three times the kernel time of one written directly), since
-//! its header makes any file but a whole one unreadable; and it names the
+//! a temporary file, a rename or a sync, which would only add to the one
+//! file write a page nlpc-vrfy pays for it, since its header makes any
+//! file but a whole one unreadable; and it names the
 //! BLAKE3 hash of the body it came from, so a file left from an older
 //! version of the page is never taken for the current one. A reader that
 //! finds no file, a file for another body, or one it cannot parse falls
