@@ -14,9 +14,11 @@ use std::time::Duration;
 
 use common::http::{Reply, Server};
 use common::*;
-use nlpcrawl::search::schema;
+use nlpcrawl::document::charset::Kind;
 use nlpcrawl::search::words;
+use nlpcrawl::search::{index, schema};
 use nlpcrawl::store::record::State;
+use nlpcrawl::store::textcache;
 use nlpcrawl::store::{Key, Store};
 use tantivy::collector::Count;
 use tantivy::query::TermQuery;
@@ -239,12 +241,42 @@ fn plant_many(c: &Crawl, n: usize) -> Vec<Key> {
 #[test]
 fn sigkill_mid_indexing_loses_and_doubles_nothing() {
     let c = Crawl::new();
-    let n = 3000;
-    let keys = plant_many(&c, n);
+    let keys = plant_many(&c, 3000);
+    sigkill_and_resume(&c, &keys);
+}
+
+/// The same with every page's text kept as nlpc-vrfy keeps it (tied to
+/// its body's hash), which nlpc-index reads instead of the body: each kept
+/// text carries a word its body lacks, found on every page.
+#[test]
+fn sigkill_mid_indexing_with_kept_texts_loses_and_doubles_nothing() {
+    let c = Crawl::new();
+    let keys = plant_many(&c, 3000);
+    let st = c.store();
+    let mut w = st.write().unwrap();
+    for k in &keys {
+        let mut r = w.get(k).unwrap().unwrap();
+        let body = c.cache().read(k).unwrap().unwrap();
+        r.hash = *blake3::hash(&body).as_bytes();
+        let (title, mut text) = index::main_text(&body, &r, Kind::Html);
+        text.push_str("kešots\n");
+        textcache::write(&c.cache(), k, &r.hash, &textcache::Text { title, text }).unwrap();
+        w.update(k, &r).unwrap();
+    }
+    w.commit().unwrap();
+    sigkill_and_resume(&c, &keys);
+    assert_eq!(found(&c, "kešots", &[]).len(), keys.len());
+}
+
+/// Runs nlpc-index on the pages `keys` (numbered as [`plant_many`] plants
+/// them), SIGKILLs it after its first commit, runs it again, and checks
+/// that every page is in the index exactly once.
+fn sigkill_and_resume(c: &Crawl, keys: &[Key]) {
+    let n = keys.len();
     let mut child = Killed(
         c.cmd("nlpc-index")
             .arg("--index")
-            .arg(index_dir(&c))
+            .arg(index_dir(c))
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -265,7 +297,7 @@ fn sigkill_mid_indexing_loses_and_doubles_nothing() {
     assert!(planted, "the new index did not plan every page");
     assert!(committed < n as u64, "all {n} committed before the kill");
 
-    let log = index_once(&c);
+    let log = index_once(c);
     // Resumed after what was committed: the rest, not everything again.
     let redone: usize = log
         .lines()
@@ -277,7 +309,7 @@ fn sigkill_mid_indexing_loses_and_doubles_nothing() {
         "{redone} indexed after resuming at {committed}"
     );
     assert!(!log.contains("pages to index"), "planted again: {log}");
-    let per = docs_per_key(&index_dir(&c), &keys);
+    let per = docs_per_key(&index_dir(c), keys);
     let wrong: Vec<_> = per.iter().filter(|(_, &v)| v != 1).collect();
     assert!(
         wrong.is_empty(),
@@ -285,10 +317,11 @@ fn sigkill_mid_indexing_loses_and_doubles_nothing() {
         wrong.len(),
         &wrong[..wrong.len().min(5)]
     );
-    assert_eq!(found(&c, "kopīgs", &[]).len(), n);
+    assert_eq!(found(c, "kopīgs", &[]).len(), n);
+    let last = n - 1;
     assert_eq!(
-        found(&c, "v2999", &[]),
-        BTreeSet::from(["http://daudz.test/2999".to_string()])
+        found(c, &format!("v{last}"), &[]),
+        BTreeSet::from([format!("http://daudz.test/{last}")])
     );
     // The applied changes were trimmed from the log (the last one stays).
     let left = c.store().read().unwrap().changes_after(0, 10).unwrap();
@@ -850,4 +883,141 @@ impl Drop for Killed {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// nlpc-vrfy keeps each verified page's title and text beside its body,
+/// tied to the body's hash: the very text nlpc-index would extract.
+/// nlpc-index indexes a kept text for the current body as it is, and
+/// extracts the text from the body again when the kept one is for
+/// another body (stale), missing or damaged: the same document as with
+/// no cache. A page rejected after a re-fetch loses its text with its
+/// body, and so does a page nlpc-up prunes.
+#[test]
+fn the_text_nlpc_vrfy_keeps_is_indexed_only_for_its_body() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.63");
+    let mut urls = Vec::new();
+    for (path, title, text) in pages() {
+        srv.route(path, Reply::html(html(title, text)));
+        let url = srv.url("teksti.test", path);
+        plant_ready(&c.store(), &url, &srv.ip());
+        urls.push(url);
+    }
+    let fetch = ["--once", "--fetch-polite", "0"];
+    for (bin, args) in [("nlpc-fetch", &fetch[..]), ("nlpc-vrfy", &["--once"][..])] {
+        let o = c.run(bin, args);
+        assert_eq!(o.status.code(), Some(0), "{bin}: {}", stderr(&o));
+    }
+    let cache = c.cache();
+    let st = c.store();
+    let key_rec: Vec<_> = urls
+        .iter()
+        .map(|u| {
+            let (k, r) = st.read().unwrap().lookup(u).unwrap().unwrap();
+            assert_eq!(r.state, State::Verified, "{u}");
+            (k, r)
+        })
+        .collect();
+    for (k, r) in &key_rec {
+        let body = cache.read(k).unwrap().unwrap();
+        let (title, text) = index::main_text(&body, r, Kind::Html);
+        assert!(!text.is_empty(), "{}", r.url);
+        let kept = textcache::read(&cache, k, &r.hash).unwrap();
+        assert_eq!(kept, Some(textcache::Text { title, text }), "{}", r.url);
+        assert_eq!(
+            index::page_text(&cache, k, r).unwrap(),
+            kept.map(|t| (t.title, t.text))
+        );
+    }
+    // /riga: a kept text for its body, with a word the body lacks, is
+    // what is indexed (so the index did not extract the body again).
+    let (k, r) = &key_rec[0];
+    let t = textcache::Text {
+        title: "Rīga".into(),
+        text: "Kamielis staigā pa Rīgu.\n".into(),
+    };
+    textcache::write(&cache, k, &r.hash, &t).unwrap();
+    // /daba: a text kept for another body is stale: never indexed.
+    let (k, r) = &key_rec[1];
+    let mut other = r.hash;
+    other[0] ^= 1;
+    let stale = textcache::Text {
+        title: "Daba".into(),
+        text: "Žirafe ēd lapas.\n".into(),
+    };
+    textcache::write(&cache, k, &other, &stale).unwrap();
+    assert_eq!(textcache::read(&cache, k, &r.hash).unwrap(), None);
+    // /jura: none; /virtuve: a damaged one.
+    textcache::remove(&cache, &key_rec[2].0).unwrap();
+    std::fs::write(
+        textcache::path(&cache, &key_rec[3].0),
+        b"nlpc-text 1 zz 9\nx",
+    )
+    .unwrap();
+    index_once(&c);
+    let keys: Vec<Key> = key_rec.iter().map(|(k, _)| *k).collect();
+    let per = docs_per_key(&index_dir(&c), &keys);
+    assert!(per.values().all(|&n| n == 1), "{per:?}");
+    assert_eq!(
+        found(&c, "kamielis", &[]),
+        BTreeSet::from([urls[0].clone()])
+    );
+    assert!(found(&c, "galvaspilsēta", &[]).is_empty());
+    assert!(found(&c, "žirafe", &[]).is_empty());
+    // The other three were extracted from their bodies: their words are
+    // found, each by its own page.
+    for (url, word) in [(1, "priedes"), (2, "pludmalēs"), (3, "ķimenēm")] {
+        assert_eq!(
+            found(&c, word, &[]),
+            BTreeSet::from([urls[url].clone()]),
+            "{word}"
+        );
+    }
+    assert_eq!(search(&c, &["--json", "ķimenēm"]).lines().count(), 1);
+
+    // /daba changes on the server to a page nlpc-vrfy rejects: its body
+    // and its text go together.
+    srv.route(
+        "/daba",
+        Reply::html("<html><head><meta name=robots content=noindex></head><body><p>Slepens.</p></body></html>"),
+    );
+    let (k, _) = key_rec[1];
+    for (bin, args) in [
+        ("nlpc-scan", vec!["--once"]),
+        ("nlpc-up", vec!["--force-exp"]),
+        ("nlpc-fetch", fetch.to_vec()),
+    ] {
+        let o = c.run(bin, &args);
+        assert_eq!(o.status.code(), Some(0), "{bin}: {}", stderr(&o));
+    }
+    assert!(
+        textcache::path(&cache, &k).exists(),
+        "the stale text was removed early"
+    );
+    let o = c.run("nlpc-vrfy", &["--once"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(record(&c.store(), &urls[1]).state, State::Rejected);
+    assert!(!cache.path(&k).exists());
+    assert!(!textcache::path(&cache, &k).exists());
+
+    // /riga is pruned by nlpc-up: its body and its kept text go with
+    // the record.
+    let (k, _) = key_rec[0];
+    assert!(
+        textcache::path(&cache, &k).exists(),
+        "no text kept for /riga"
+    );
+    let state = format!("{:?}", record(&c.store(), &urls[0]).state).to_lowercase();
+    for args in [
+        ["--force-dead", "-s", state.as_str()],
+        ["--force-del", "-s", "dead"],
+    ] {
+        let o = c.cmd("nlpc-up").args(args).arg(&urls[0]).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    assert_eq!(record(&c.store(), &urls[0]).state, State::Gone);
+    assert!(!cache.path(&k).exists());
+    assert!(!textcache::path(&cache, &k).exists());
+    index_once(&c);
+    assert!(found(&c, "kamielis", &[]).is_empty());
 }

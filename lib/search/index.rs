@@ -30,6 +30,7 @@ use crate::store::cache::Cache;
 use crate::store::changes::Event;
 use crate::store::dups;
 use crate::store::record::{Record, State};
+use crate::store::textcache;
 use crate::store::{Key, Read, Store};
 use crate::{debug, info};
 
@@ -250,24 +251,13 @@ impl Indexer {
         Ok(changes.len())
     }
 
-    /// The document of page `key`, from its cached body; None when there is
-    /// no body or it is not text. A page the extractor fails on is logged
-    /// and left out rather than stopping the index.
+    /// The document of page `key`: the text nlpc-vrfy kept for its body
+    /// (`store::textcache`), else extracted again from the cached body;
+    /// None when there is no body or it is not text. A page the extractor
+    /// fails on is logged and left out rather than stopping the index.
     fn document(&self, cache: &Cache, key: &Key, rec: &Record) -> Result<Option<TantivyDocument>> {
-        let Some(kind) = Kind::of(&rec.content_type) else {
+        let Some((title, text)) = page_text(cache, key, rec)? else {
             return Ok(None);
-        };
-        let Some(body) = cache.read(key)? else {
-            debug!("{}: no stored body, not indexed", rec.url);
-            return Ok(None);
-        };
-        let got = catch_panic(&rec.url, || main_text(&body, rec, kind));
-        let (title, text) = match got {
-            Ok(t) => t,
-            Err(why) => {
-                crate::error!("{}: not indexed: {why}", rec.url);
-                return Ok(None);
-            }
         };
         let d = make_document(
             &self.f,
@@ -312,6 +302,30 @@ pub fn make_document(
     d.add_text(f.text, text);
     d.add_text(f.text_fold, text);
     d
+}
+
+/// The title and main text of page `key` for the index: nlpc-vrfy's, when
+/// it kept them for the body the record names, else [`main_text`] of the
+/// cached body. None when the page is not text, has no body, or the
+/// extractor fails on it (logged).
+pub fn page_text(cache: &Cache, key: &Key, rec: &Record) -> Result<Option<(String, String)>> {
+    let Some(kind) = Kind::of(&rec.content_type) else {
+        return Ok(None);
+    };
+    if let Some(t) = textcache::read(cache, key, &rec.hash)? {
+        return Ok(Some((t.title, t.text)));
+    }
+    let Some(body) = cache.read(key)? else {
+        debug!("{}: no stored body, not indexed", rec.url);
+        return Ok(None);
+    };
+    match catch_panic(&rec.url, || main_text(&body, rec, kind)) {
+        Ok(t) => Ok(Some(t)),
+        Err(why) => {
+            crate::error!("{}: not indexed: {why}", rec.url);
+            Ok(None)
+        }
+    }
 }
 
 /// The title and main text of a page, as nlpc-dump writes them: decoded

@@ -101,11 +101,35 @@ fn is_plain_letter(c: char) -> bool {
     c.is_ascii_alphanumeric() || (('\u{c0}'..='\u{24f}').contains(&c) && c != '×' && c != '÷')
 }
 
+/// ASCII punctuation that UAX #29 never joins to a letter or digit on
+/// one side only: every ASCII character but letters, digits, `_`
+/// (ExtendNumLet, which joins) and the blanks. `.` `,` `;` `:` `'` join
+/// only between two letters or digits, and `"` only after Hebrew letters.
+fn is_edge_punct(b: u8) -> bool {
+    b.is_ascii_graphic() && !b.is_ascii_alphanumeric() && b != b'_'
+}
+
+/// The plain word of a chunk made of ASCII punctuation, plain letters and
+/// digits, and ASCII punctuation again (`(Rīga),` `"vārds".`), as its
+/// byte range in the chunk; None for any other chunk. Punctuation at the
+/// edges has no letter on its outer side, so no rule joins it to the
+/// word, and being ASCII it carries no marks (WB4): the word is the
+/// letters alone.
+fn edged_word(chunk: &str) -> Option<(usize, usize)> {
+    let b = chunk.as_bytes();
+    let start = b.iter().position(|&c| !is_edge_punct(c))?;
+    let end = b.iter().rposition(|&c| !is_edge_punct(c))? + 1;
+    // The cuts are next to ASCII bytes, so on char boundaries.
+    let word = &chunk[start..end];
+    word.chars().all(is_plain_letter).then_some((start, end))
+}
+
 /// Calls `f` with the start and text of each word of `text`, as
 /// `unicode_word_indices` finds them, in order. A chunk between blanks
 /// made only of plain letters and digits is one word by the rules
 /// (WB5, WB8 to WB10 join them; nothing joins them to a blank), so it is
-/// taken as it is; the rest, runs of other chunks, goes to the UAX #29
+/// taken as it is, and so is one with only ASCII punctuation around
+/// them ([`edged_word`]), a word with its comma or full stop; the rest, runs of other chunks, goes to the UAX #29
 /// segmenter. Such a run starts at a chunk that begins with an ASCII
 /// character (no rule joins it to the blank before), else just after the
 /// last plain word, so the rules that attach marks to a blank (WB4) see
@@ -137,11 +161,11 @@ pub fn uax29_words<'t>(text: &'t str, mut f: impl FnMut(usize, &'t str)) {
         }
         // Blanks are ASCII, so start and i are on char boundaries.
         let chunk = &text[start..i];
-        if chunk.chars().all(is_plain_letter) {
+        if let Some((ws, we)) = edged_word(chunk) {
             if let Some(from) = run.take() {
                 segment(from, blanks, &mut f);
             }
-            f(start, chunk);
+            f(start + ws, &chunk[ws..we]);
             after_plain = i;
         } else if run.is_none() {
             run = Some(if b[start].is_ascii() {
@@ -446,6 +470,21 @@ mod tests {
             "ȿ",
             "Ā",
             "\u{fe0f}",
+            "(",
+            ")",
+            "\"",
+            "!",
+            "?",
+            "Rīga,",
+            "(vārds).",
+            "«",
+            "»",
+            "a.",
+            ".a",
+            "_a",
+            "a_",
+            "'a'",
+            "\u{5d0}",
         ];
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         for _ in 0..20_000 {

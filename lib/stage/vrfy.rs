@@ -27,6 +27,8 @@ use crate::run::options::Parsed;
 use crate::store::cache::Cache;
 use crate::store::dups;
 use crate::store::record::{Flags, Record, State};
+use crate::store::textcache;
+use crate::store::Key;
 use crate::{debug, info};
 
 /// How nlpc-vrfy judges documents.
@@ -230,6 +232,9 @@ pub struct Verdict {
     /// The fingerprint of the judged text, for duplicates; verified pages
     /// only.
     pub fingerprint: Option<Fingerprint>,
+    /// The title and the judged text, for the text cache
+    /// (`store::textcache`); verified pages only.
+    pub main: Option<textcache::Text>,
 }
 
 impl Verdict {
@@ -374,6 +379,10 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
         Some(r) => v.reject(r),
         None => Verdict {
             fingerprint: Some(Fingerprint::of(&judged)),
+            main: Some(textcache::Text {
+                title: main.title,
+                text: judged,
+            }),
             ..v
         },
     }
@@ -495,7 +504,9 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     for (key, rec) in &batch {
         let v = match d.contain(&rec.url, || {
             let body = cache.read(key)?;
-            Ok(verify(cfg, rec, body.as_deref()))
+            let mut v = verify(cfg, rec, body.as_deref());
+            keep_text(cache, key, rec, &mut v);
+            Ok(v)
         }) {
             Ok(v) => v,
             Err(e) => {
@@ -577,6 +588,19 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     match stop {
         Some(e) => Err(e),
         None => Ok(done),
+    }
+}
+
+/// Keeps a verified page's text for nlpc-index (`store::textcache`), tied
+/// to the body's hash, which the record holds: nothing else writes the
+/// body of a record nlpc-vrfy has leased. The text is a cache, so a file
+/// that cannot be written is logged and left to be extracted again.
+fn keep_text(cache: &Cache, key: &Key, rec: &Record, v: &mut Verdict) {
+    let Some(t) = v.main.take() else {
+        return;
+    };
+    if let Err(e) = textcache::write(cache, key, &rec.hash, &t) {
+        crate::error!("{}: text not kept: {e}", rec.url);
     }
 }
 

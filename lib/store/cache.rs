@@ -54,8 +54,24 @@ impl Cache {
         write_atomic(&p, body)
     }
 
-    /// Removes the body of `key`; absent is fine.
+    /// Where the text nlpc-vrfy kept for the body of `key` lives: beside
+    /// it (`store::textcache` reads and writes it).
+    pub fn text_path(&self, key: &Key) -> PathBuf {
+        let mut p = self.path(key).into_os_string();
+        p.push(".text");
+        PathBuf::from(p)
+    }
+
+    /// Removes the body of `key`, and the text nlpc-vrfy kept beside it
+    /// (first, so no text outlives its body); absent is fine.
     pub fn remove(&self, key: &Key) -> Result<()> {
+        let t = self.text_path(key);
+        match fs::remove_file(&t) {
+            Err(e) if e.kind() != ErrorKind::NotFound => {
+                return Err(Error::io(t, "cannot remove cached text", e));
+            }
+            _ => {}
+        }
         let p = self.path(key);
         match fs::remove_file(&p) {
             Ok(()) => Ok(()),

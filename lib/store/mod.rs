@@ -23,6 +23,7 @@ pub mod sched;
 pub mod scope;
 pub mod select;
 pub mod series;
+pub mod textcache;
 pub mod tunnel;
 mod txn;
 pub mod wake;

@@ -1,0 +1,195 @@
+//! nlpc-index's CPU per page, and what nlpc-vrfy's text cache saves.
+//!
+//! cargo bench --bench index
+//!     Plants $INDEX_BENCH_PAGES verified pages (default 2000) of about
+//!     40 KB (Latvian news pages: a menu, scripts, styles, paragraphs with
+//!     inline markup) in a real LMDB store and file cache in a temporary
+//!     directory, then indexes them all with `Indexer::step` as nlpc-index
+//!     does (the batches of `index::BATCH`, each committed), twice: with no
+//!     text cache (every page decoded and extracted again from its body)
+//!     and with the text nlpc-vrfy keeps (`store::textcache`). For each it
+//!     prints the process's CPU time per page (getrusage, so tantivy's
+//!     indexing thread counts), and the part spent getting the pages' text
+//!     (`index::page_text` over every page, alone). It also prints what
+//!     keeping the text costs nlpc-vrfy per page (encoding and writing the
+//!     file, unsynced).
+//!
+//! cargo bench --bench index -- extract | cached
+//!     Only that run (for callgrind: `valgrind --tool=callgrind
+//!     target/release/deps/index-HASH cached`).
+
+use std::path::{Path, PathBuf};
+
+use nlpcrawl::document::charset::{self, Kind};
+use nlpcrawl::document::text;
+use nlpcrawl::search::index::{page_text, Config, Indexer};
+use nlpcrawl::stage::vrfy;
+use nlpcrawl::store::cache::Cache;
+use nlpcrawl::store::record::{Record, State};
+use nlpcrawl::store::textcache;
+use nlpcrawl::store::{self, Inserted, Key, Store};
+
+fn corpus() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/vrfy")
+}
+
+/// Sentences of the Latvian test pages, to fill paragraphs with.
+fn sentences() -> Vec<String> {
+    let body = std::fs::read(corpus().join("lv-daugava-utf8.html")).expect("corpus file");
+    let det = charset::detect(&body, "", Kind::Html, &charset::Hints::default());
+    let doc = charset::decode(&body, &det);
+    text::visible(&doc, Kind::Html)
+        .text
+        .split(". ")
+        .filter(|s| s.len() > 20)
+        .map(|s| format!("{s}."))
+        .collect()
+}
+
+/// Page `i`, about `size` bytes: each page's paragraphs start at another
+/// sentence, so no two pages are the same text.
+fn page(i: usize, size: usize, sent: &[String]) -> String {
+    let mut s = format!(
+        "<!DOCTYPE html><html lang=lv><head><meta charset=utf-8><title>Ziņas {i}</title>\
+         <script>var a = 1; function g(){{return a<2;}}</script>\
+         <style>.m a{{margin:0 3px}}</style></head><body><nav class=m>"
+    );
+    for j in 0..30 {
+        s.push_str(&format!("<a href=\"/nodala/{j}/\">Nodaļa {j}</a> "));
+    }
+    s.push_str("</nav><main><article><h1>Raksts</h1>");
+    let mut k = i * 7;
+    while s.len() + 300 < size {
+        s.push_str("<p>");
+        for n in 0..3 {
+            let t = &sent[k % sent.len()];
+            if n == 1 {
+                s.push_str(&format!("<a href=\"/r/{k}\">{t}</a> "));
+            } else {
+                s.push_str(t);
+                s.push(' ');
+            }
+            k += 1;
+        }
+        s.push_str("&mdash; <em>LETA</em></p>\n");
+    }
+    s.push_str("</article></main><footer>Visas tiesības aizsargātas.</footer></body></html>");
+    s
+}
+
+/// CPU seconds of the whole process (every thread) so far.
+fn cpu_secs() -> f64 {
+    let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes only to the struct it is given.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) };
+    assert_eq!(rc, 0, "getrusage failed");
+    // SAFETY: getrusage succeeded, so the struct is filled in.
+    let u = unsafe { u.assume_init() };
+    let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    s(u.ru_utime) + s(u.ru_stime)
+}
+
+/// Plants the pages as verified records with their bodies; with `keep`,
+/// keeps each page's text as nlpc-vrfy does and returns the CPU seconds
+/// that took.
+fn plant(dir: &Path, pages: &[String], keep: bool) -> (Store, Cache, Vec<Key>, f64) {
+    // A map of 1 GB, not the default's terabytes, which valgrind cannot map.
+    let opts = store::Options {
+        map_size: 1 << 30,
+        ..store::Options::default()
+    };
+    let st = Store::open(&dir.join("db"), opts).expect("store");
+    let cache = Cache::new(dir.join("cache"));
+    let cfg = vrfy::Config::default();
+    let mut keys = Vec::new();
+    let mut kept = 0.0;
+    let mut w = st.write().expect("write");
+    for (i, p) in pages.iter().enumerate() {
+        let mut r = Record::new(&format!("http://lapas{}.lv/raksts/{i}.html", i % 20), 1);
+        r.state = State::Verified;
+        r.status = 200;
+        r.content_type = "text/html; charset=utf-8".into();
+        r.charset = "UTF-8".into();
+        r.language = "lv".into();
+        r.fetched = 1_700_000_000 + i as u64;
+        r.size = p.len() as u64;
+        r.hash = *blake3::hash(p.as_bytes()).as_bytes();
+        let key = match w.insert(&r).expect("insert") {
+            Inserted::New(k) => k,
+            other => panic!("planted twice: {other:?}"),
+        };
+        cache.write(&key, p.as_bytes()).expect("cache write");
+        if keep {
+            let v = vrfy::verify(&cfg, &r, Some(p.as_bytes()));
+            let t = v.main.expect("a verified page");
+            let t0 = cpu_secs();
+            textcache::write(&cache, &key, &r.hash, &t).expect("text write");
+            kept += cpu_secs() - t0;
+        }
+        keys.push(key);
+    }
+    w.commit().expect("commit");
+    (st, cache, keys, kept)
+}
+
+fn run(label: &str, pages: &[String], keep: bool) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (st, cache, keys, kept) = plant(tmp.path(), pages, keep);
+    let n = pages.len() as f64;
+    // Getting the text alone, every page once.
+    let t0 = cpu_secs();
+    let mut bytes = 0;
+    for k in &keys {
+        let rec = st.read().expect("read").get(k).expect("get").expect("rec");
+        let (title, text) = page_text(&cache, k, &rec).expect("text").expect("a text");
+        bytes += title.len() + text.len();
+    }
+    let text_cpu = cpu_secs() - t0;
+    // The whole of nlpc-index's work: open (which logs a change for each
+    // page), then batches until the log is empty.
+    let cfg = Config {
+        path: tmp.path().join("index"),
+        batch: nlpcrawl::search::index::BATCH,
+    };
+    let t0 = cpu_secs();
+    let mut ix = Indexer::open(&cfg, &st).expect("open index");
+    let mut done = 0;
+    loop {
+        let d = ix.step(&st, &cache).expect("step");
+        if d == 0 {
+            break;
+        }
+        done += d;
+    }
+    let all = cpu_secs() - t0;
+    assert_eq!(done, pages.len());
+    println!(
+        "{label:>8}: {:.3} ms CPU a page indexed, of which {:.3} ms getting the text \
+         ({:.1} KB of text a page){}",
+        all / n * 1e3,
+        text_cpu / n * 1e3,
+        bytes as f64 / n / 1e3,
+        if keep {
+            format!("; nlpc-vrfy keeping it: {:.3} ms a page", kept / n * 1e3)
+        } else {
+            String::new()
+        }
+    );
+}
+
+fn main() {
+    let n: usize = std::env::var("INDEX_BENCH_PAGES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let sent = sentences();
+    let pages: Vec<String> = (0..n).map(|i| page(i, 40_000, &sent)).collect();
+    let avg = pages.iter().map(String::len).sum::<usize>() / n.max(1);
+    println!("{n} pages of {avg} bytes on average");
+    for (label, keep) in [("extract", false), ("cached", true)] {
+        if only.as_deref().is_none_or(|o| o == label) {
+            run(label, &pages, keep);
+        }
+    }
+}
