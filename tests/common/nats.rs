@@ -13,7 +13,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use super::nginx::free_port;
-use super::wait_until;
 
 /// The server executable.
 pub fn executable() -> PathBuf {
@@ -41,7 +40,32 @@ pub struct Nats {
 
 impl Nats {
     /// Starts `n` servers in one cluster and waits until all are ready.
+    /// The ports are picked free and then released, so a test running
+    /// beside this one may take one before a server binds it; a server
+    /// that exits while starting is therefore tried again, the whole
+    /// cluster on fresh ports (its routes name every port), a few times.
     pub fn start(n: usize) -> Nats {
+        let mut tries = 0;
+        loop {
+            let mut c = Nats::on_fresh_ports(n);
+            for i in 0..n {
+                c.spawn(i);
+            }
+            match (0..n).try_for_each(|i| c.ready_or_exited(i)) {
+                Ok(()) => return c,
+                Err(i) if tries < 3 => {
+                    tries += 1;
+                    eprintln!(
+                        "nats-server {i} exited while starting, trying again on other ports:\n{}",
+                        c.log(i)
+                    );
+                }
+                Err(i) => panic!("nats-server {i} exited while starting:\n{}", c.log(i)),
+            }
+        }
+    }
+
+    fn on_fresh_ports(n: usize) -> Nats {
         let tmp = tempfile::tempdir().expect("temporary directory");
         let servers = (0..n)
             .map(|i| Server {
@@ -53,14 +77,31 @@ impl Nats {
                 child: None,
             })
             .collect();
-        let mut c = Nats { servers, _tmp: tmp };
-        for i in 0..n {
-            c.spawn(i);
+        Nats { servers, _tmp: tmp }
+    }
+
+    /// Waits until server `i` is ready; Err(i) if it exits first. A server
+    /// still running and not ready after the limit fails the test, with
+    /// its log.
+    fn ready_or_exited(&mut self, i: usize) -> Result<(), usize> {
+        let port = self.servers[i].monitor;
+        let start = std::time::Instant::now();
+        while !healthz(port) {
+            let exited = self.servers[i]
+                .child
+                .as_mut()
+                .is_none_or(|c| !matches!(c.try_wait(), Ok(None)));
+            if exited {
+                return Err(i);
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "timed out waiting for nats-server {i} to be ready; its log:\n{}",
+                self.log(i)
+            );
+            std::thread::sleep(Duration::from_millis(5));
         }
-        for i in 0..n {
-            c.wait_ready(i);
-        }
-        c
+        Ok(())
     }
 
     fn spawn(&mut self, i: usize) {
@@ -90,14 +131,12 @@ impl Nats {
         s.child = Some(c.spawn().expect("start nats-server"));
     }
 
-    /// Waits until server `i` says it is healthy.
-    pub fn wait_ready(&self, i: usize) {
-        let port = self.servers[i].monitor;
-        wait_until(
-            Duration::from_secs(60),
-            &format!("nats-server {i} to be ready"),
-            || healthz(port),
-        );
+    /// Waits until server `i` says it is healthy; fails the test with the
+    /// server's log if it exits or is not ready in time.
+    pub fn wait_ready(&mut self, i: usize) {
+        if self.ready_or_exited(i).is_err() {
+            panic!("nats-server {i} exited while starting:\n{}", self.log(i));
+        }
     }
 
     /// The client URLs, comma-separated, for --cluster.
