@@ -140,7 +140,7 @@ pub fn document(
         },
         dict_ratio: f64::from(rec.dict_ratio) / 1000.0,
         duplicate_of,
-        hash: v.hash.iter().map(|x| format!("{x:02x}")).collect(),
+        hash: crate::store::hex(&v.hash),
         current,
         blocks,
     })

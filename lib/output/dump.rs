@@ -27,7 +27,7 @@ use crate::store::archive::{self, Archive, Version};
 use crate::store::cache::{self, Cache};
 use crate::store::record::{Record, State};
 use crate::store::select::Selector;
-use crate::store::{dups, Key, Read, Store};
+use crate::store::{dups, hex, Key, Read, Store};
 use crate::{debug, info};
 
 /// The states whose records make up the corpus.
@@ -146,10 +146,6 @@ struct Item<'a> {
     rec: &'a Record,
     v: Version,
     current: bool,
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// The body of a version, as the snapshot describes it: the cache file if

@@ -12,7 +12,7 @@ use crate::store::cache::Cache;
 use crate::store::dups::{self, Mark};
 use crate::store::record::{Record, State};
 use crate::store::select::Selector;
-use crate::store::{Key, Read};
+use crate::store::{hex, Key, Read};
 
 /// What nlpc-list is to print.
 #[derive(Clone, Debug, Default)]
@@ -188,10 +188,6 @@ pub fn tsv_line(r: &Record) -> String {
         iso8601(r.expires),
         controls(dash(&r.reason)),
     )
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// One JSON object (a line of JSON lines) with every field of the record;

@@ -11,7 +11,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::store::{Key, Read, Table, KEY_LEN};
+use crate::store::{hex, Key, Read, Table, KEY_LEN};
 
 /// One archived version of a record's body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,10 +113,6 @@ pub fn versions(rd: &Read<'_>, key: &Key) -> Result<Vec<Version>> {
         Ok(true)
     })?;
     Ok(out)
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// The archive directory.

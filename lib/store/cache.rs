@@ -65,19 +65,8 @@ impl Cache {
     /// Removes the body of `key`, and the text nlpc-vrfy kept beside it
     /// (first, so no text outlives its body); absent is fine.
     pub fn remove(&self, key: &Key) -> Result<()> {
-        let t = self.text_path(key);
-        match fs::remove_file(&t) {
-            Err(e) if e.kind() != ErrorKind::NotFound => {
-                return Err(Error::io(t, "cannot remove cached text", e));
-            }
-            _ => {}
-        }
-        let p = self.path(key);
-        match fs::remove_file(&p) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(Error::io(p, "cannot remove cached body", e)),
-        }
+        remove_present(&self.text_path(key), "cannot remove cached text")?;
+        remove_present(&self.path(key), "cannot remove cached body")
     }
 
     /// Removes temporary files that killed writers left behind; returns how
@@ -109,13 +98,12 @@ fn write_file(path: &Path, body: &[u8], sync: bool) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("body");
     let tmp = dir.join(format!("{TEMP_PREFIX}{name}.{}", std::process::id()));
-    // Create the directory only when it is missing: a stat per body adds up.
-    let file = match fs::File::create(&tmp) {
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            fs::create_dir_all(dir).map_err(|e| Error::io(dir, "cannot create directory", e))?;
-            fs::File::create(&tmp)
-        }
-        other => other,
+    // The parents of directories made here are not noted: only `dir` is
+    // synced below.
+    let file = match create_in(dir, &tmp, &mut HashSet::new()) {
+        Err(CreateError::Dir(e)) => return Err(Error::io(dir, "cannot create directory", e)),
+        Err(CreateError::File(e)) => Err(e),
+        Ok(f) => Ok(f),
     };
     let res = file
         .and_then(|mut f| {
@@ -265,6 +253,15 @@ impl CreateError {
             }
             CreateError::File(e) => Error::io(path, "cannot store file", e),
         }
+    }
+}
+
+/// Removes the file `p`; absent is fine. `what` names the failure.
+pub(crate) fn remove_present(p: &Path, what: &'static str) -> Result<()> {
+    match fs::remove_file(p) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(p, what, e)),
     }
 }
 

@@ -31,7 +31,7 @@ use lmdb::Transaction;
 
 use crate::error::{DbError, Error, Result};
 use crate::store::check::{self, Found};
-use crate::store::record::{State, FORMAT_VERSION};
+use crate::store::record::{Record, State, FORMAT_VERSION};
 use crate::store::txn::{Read, Write};
 
 /// Length of a record key: a 16-byte hash and a collision ordinal.
@@ -64,6 +64,17 @@ pub(super) fn db_error(e: lmdb::Error) -> DbError {
     }
 }
 
+/// `b` in lowercase hex: how keys and hashes are written wherever a person
+/// or a file name sees them.
+pub fn hex(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        s.push(char::from(b"0123456789abcdef"[usize::from(x >> 4)]));
+        s.push(char::from(b"0123456789abcdef"[usize::from(x & 15)]));
+    }
+    s
+}
+
 /// A record's key: where it lives in `records` and in the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Key(pub [u8; KEY_LEN]);
@@ -71,12 +82,7 @@ pub struct Key(pub [u8; KEY_LEN]);
 impl Key {
     /// Lowercase hex, the name of the record's files in the caches.
     pub fn hex(&self) -> String {
-        let mut s = String::with_capacity(KEY_LEN * 2);
-        for b in self.0 {
-            s.push(char::from(b"0123456789abcdef"[(b >> 4) as usize]));
-            s.push(char::from(b"0123456789abcdef"[(b & 15) as usize]));
-        }
-        s
+        hex(&self.0)
     }
 
     /// Parses [`Key::hex`] output.
@@ -188,7 +194,7 @@ pub struct Store {
     created: bool,
     /// Records decoded through this handle: what a test counts to tell a
     /// pass that reads what is due from one that walks the database.
-    pub(super) decoded: std::sync::atomic::AtomicU64,
+    decoded: std::sync::atomic::AtomicU64,
 }
 
 /// What [`Write::fail_leases`] did.
@@ -465,6 +471,15 @@ impl Store {
             what,
             source: db_error(e),
         }
+    }
+
+    /// The record stored under `key` as `v`, counted in
+    /// [`Store::records_decoded`]; a record that does not decode is the
+    /// database's corruption, named by its key.
+    pub(super) fn decode_record(&self, key: &[u8], v: &[u8]) -> Result<Record> {
+        self.decoded
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Record::decode(v).map_err(|why| self.corrupt(key, why))
     }
 
     pub(super) fn corrupt(&self, key: &[u8], why: &'static str) -> Error {

@@ -340,10 +340,7 @@ impl Write<'_> {
                     if Some(key) == from {
                         continue;
                     }
-                    self.store
-                        .decoded
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let r = Record::decode(v).map_err(|why| self.store.corrupt(k, why))?;
+                    let r = self.store.decode_record(k, v)?;
                     chunk.push((key, r));
                     if chunk.len() == REBUILD_CHUNK {
                         break;

@@ -11,7 +11,7 @@ use lmdb::{Cursor, Transaction};
 
 use crate::error::{Error, Result};
 use crate::store::check;
-use crate::store::db::{db_error, Store, Table, KEY_LEN};
+use crate::store::db::{db_error, hex, Store, Table, KEY_LEN};
 use crate::store::record::{Record, State};
 use crate::store::txn::{index_key, record_index_byte};
 
@@ -24,10 +24,6 @@ pub struct CheckReport {
     pub index_entries: u64,
     /// One line each: the key, page or table concerned and what is wrong.
     pub problems: Vec<String>,
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// An index byte as people read it: the state, and whether leased.

@@ -68,7 +68,7 @@ impl Entry {
 
     /// The hash as lowercase hex: the `Nats-Msg-Id`.
     pub fn id(&self) -> String {
-        self.hash.iter().map(|b| format!("{b:02x}")).collect()
+        crate::store::hex(&self.hash)
     }
 }
 

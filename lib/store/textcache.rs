@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::store::cache::Cache;
-use crate::store::Key;
+use crate::store::{hex, Key};
 
 /// The first word of the header line, with the format's version.
 const MAGIC: &str = "nlpc-text 1 ";
@@ -41,10 +41,6 @@ pub struct Text {
 /// Where the text of `key` lives: beside its body.
 pub fn path(cache: &Cache, key: &Key) -> PathBuf {
     cache.text_path(key)
-}
-
-fn hex(hash: &[u8; 32]) -> String {
-    hash.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The file's bytes for `t`, made from the body whose hash is `hash`.
@@ -121,12 +117,7 @@ pub fn read(cache: &Cache, key: &Key, hash: &[u8; 32]) -> Result<Option<Text>> {
 
 /// Removes the text of `key` (and only it); absent is fine.
 pub fn remove(cache: &Cache, key: &Key) -> Result<()> {
-    let p = path(cache, key);
-    match fs::remove_file(&p) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::io(p, "cannot remove cached text", e)),
-    }
+    crate::store::cache::remove_present(&path(cache, key), "cannot remove cached text")
 }
 
 #[cfg(test)]

@@ -2,8 +2,6 @@
 //! write transaction ([`Write`]), with the lookups, walks and counters they
 //! share. Like `db`, it calls LMDB directly.
 
-use std::sync::atomic::Ordering::Relaxed;
-
 use lmdb::{Cursor, Transaction};
 
 use super::db::*;
@@ -48,12 +46,7 @@ pub(super) fn get_record<T: Transaction>(
     key: &Key,
 ) -> Result<Option<Record>> {
     match txn.get(store.records, &key.0) {
-        Ok(v) => {
-            store.decoded.fetch_add(1, Relaxed);
-            Record::decode(v)
-                .map(Some)
-                .map_err(|why| store.corrupt(&key.0, why))
-        }
+        Ok(v) => store.decode_record(&key.0, v).map(Some),
         Err(lmdb::Error::NotFound) => Ok(None),
         Err(e) => Err(store.err("cannot read record", e)),
     }
@@ -128,8 +121,7 @@ pub(super) fn walk_records<T: Transaction>(
     for item in cur.iter_start() {
         let (k, v) = item.map_err(|e| store.err("cannot walk records", e))?;
         let key = Key::from_slice(k).ok_or_else(|| store.corrupt(k, "bad record key"))?;
-        store.decoded.fetch_add(1, Relaxed);
-        let rec = Record::decode(v).map_err(|why| store.corrupt(k, why))?;
+        let rec = store.decode_record(k, v)?;
         if !f(key, rec)? {
             break;
         }

@@ -236,13 +236,13 @@ impl Fetcher<'_> {
                 let mut r = job.rec.clone();
                 info!("excluded {}: {why}", r.url);
                 self.fail(&mut r, State::Excluded, why, 0);
-                self.push_outcome(job, r, Vec::new(), None);
+                self.push_outcome(job, r, Vec::new());
                 continue;
             }
             if job.rec.addr.parse::<IpAddr>().is_err() {
                 let mut r = job.rec.clone();
                 self.fail(&mut r, State::Unreach, "no address".into(), 0);
-                self.push_outcome(job, r, Vec::new(), None);
+                self.push_outcome(job, r, Vec::new());
                 continue;
             }
             // Admission lets in only http and https; a record that came by
@@ -257,7 +257,7 @@ impl Fetcher<'_> {
                 );
                 info!("rejected {}: {why}", job.rec.url);
                 self.fail(&mut r, State::Rejected, why, 0);
-                self.push_outcome(job, r, Vec::new(), None);
+                self.push_outcome(job, r, Vec::new());
                 continue;
             }
             let claimed = l.rests.get(&addr).copied().flatten();
@@ -266,7 +266,7 @@ impl Fetcher<'_> {
                 // taken, its rest recorded unclaimed: the record goes back
                 // as it was, for a later fill to claim the address again.
                 let r = job.rec.clone();
-                self.push_outcome(job, r, Vec::new(), None);
+                self.push_outcome(job, r, Vec::new());
                 continue;
             }
             let q = self.addrs.entry(addr).or_insert_with(|| {

@@ -90,18 +90,14 @@ impl Fetcher<'_> {
         r.changed = clock::now();
     }
 
-    pub(super) fn push_outcome(
-        &mut self,
-        job: Job,
-        rec: Record,
-        inserts: Vec<Record>,
-        history: Option<(Vec<u8>, Vec<u8>)>,
-    ) {
+    /// A finished record and the links it adds, to be committed; its
+    /// history entry and new body, if any, are the storer's to add.
+    pub(super) fn push_outcome(&mut self, job: Job, rec: Record, inserts: Vec<Record>) {
         self.outcomes.push(Outcome {
             job,
             rec,
             inserts,
-            history,
+            history: None,
             body: None,
         });
     }
@@ -255,7 +251,7 @@ impl Fetcher<'_> {
                 r.content_type = resp.headers.content_type.clone();
             }
             self.fail(&mut r, state, why, status);
-            self.push_outcome(job, r, Vec::new(), None);
+            self.push_outcome(job, r, Vec::new());
             return Ok(());
         }
         self.stats.bytes += resp.wire_bytes;
@@ -272,7 +268,7 @@ impl Fetcher<'_> {
                 if e != 0 {
                     r.expires = e;
                 }
-                self.push_outcome(job, r, Vec::new(), None);
+                self.push_outcome(job, r, Vec::new());
                 Ok(())
             }
             301 | 302 | 303 | 307 | 308 => {
@@ -309,14 +305,14 @@ impl Fetcher<'_> {
                 };
                 info!("{} {}: {why}", state.name().to_ascii_lowercase(), r.url);
                 self.fail(&mut r, state, why, status);
-                self.push_outcome(job, r, inserts, None);
+                self.push_outcome(job, r, inserts);
                 Ok(())
             }
             _ => {
                 let why = format!("HTTP {status}");
                 info!("unreach {}: {why}", r.url);
                 self.fail(&mut r, State::Unreach, why, status);
-                self.push_outcome(job, r, Vec::new(), None);
+                self.push_outcome(job, r, Vec::new());
                 Ok(())
             }
         }

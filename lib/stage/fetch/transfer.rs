@@ -85,7 +85,7 @@ impl Fetcher<'_> {
                                 job.rec.url
                             );
                             self.fail(&mut r, state, why, 0);
-                            self.push_outcome(job, r, Vec::new(), None);
+                            self.push_outcome(job, r, Vec::new());
                             continue;
                         }
                         let Some(q) = self.addrs.get_mut(&addr) else {
@@ -299,7 +299,7 @@ impl Fetcher<'_> {
                         r.state = State::Quarantined;
                         r.reason = why;
                         r.changed = clock::now();
-                        self.push_outcome(held, r, Vec::new(), None);
+                        self.push_outcome(held, r, Vec::new());
                     }
                 }
             }
