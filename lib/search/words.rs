@@ -30,7 +30,8 @@ pub struct Word {
 
 /// The letter without its diacritic, for the Latin letters of Latvian,
 /// Lithuanian and the Western European languages; other characters stay.
-fn fold_char(c: char) -> char {
+/// The rule itself; [`fold_char`] looks it up in [`FOLD`].
+const fn fold_rule(c: char) -> char {
     match c {
         'ā' | 'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ą' | 'ă' => 'a',
         'č' | 'ç' | 'ć' => 'c',
@@ -52,6 +53,48 @@ fn fold_char(c: char) -> char {
     }
 }
 
+/// The characters below U+0250 (ASCII, Latin-1, Latin Extended-A and B):
+/// every letter [`fold_rule`] changes is one of them.
+const LATIN_END: usize = 0x250;
+
+/// [`fold_rule`] of each character below [`LATIN_END`], made at compile
+/// time: a load instead of a chain of comparisons a character.
+static FOLD: [char; LATIN_END] = {
+    let mut t = ['\0'; LATIN_END];
+    let mut i = 0;
+    while i < LATIN_END {
+        // Below U+0250 every code point is a char (no surrogates).
+        t[i] = match char::from_u32(i as u32) {
+            Some(c) => fold_rule(c),
+            None => '\0',
+        };
+        i += 1;
+    }
+    t
+};
+
+/// The letter without its diacritic ([`fold_rule`]).
+fn fold_char(c: char) -> char {
+    FOLD.get(c as usize).copied().unwrap_or(c)
+}
+
+/// The lower case of each character below [`LATIN_END`] when it is one
+/// character (all but U+0130 İ), as `char::to_lowercase` gives it: made
+/// once from it, so it cannot differ, and a load instead of a search of
+/// Unicode's tables for the letters most words here are made of.
+static LOWER: std::sync::LazyLock<[Option<char>; LATIN_END]> = std::sync::LazyLock::new(|| {
+    let mut t = [None; LATIN_END];
+    for (i, slot) in t.iter_mut().enumerate() {
+        if let Some(c) = char::from_u32(i as u32) {
+            let mut l = c.to_lowercase();
+            if let (Some(one), None) = (l.next(), l.next()) {
+                *slot = Some(one);
+            }
+        }
+    }
+    t
+});
+
 /// The normal form of one word: lower-cased, folded when `fold`.
 pub fn normalise(w: &str, fold: bool) -> String {
     let mut out = String::with_capacity(w.len());
@@ -63,23 +106,38 @@ pub fn normalise(w: &str, fold: bool) -> String {
 /// buffer instead of allocating a string a word.
 pub fn normalise_into(w: &str, fold: bool, out: &mut String) {
     out.clear();
+    normalise_append(w, fold, out);
+}
+
+/// [`normalise`] appended to `out`: a split keeps all its words' forms in
+/// one string.
+fn normalise_append(w: &str, fold: bool, out: &mut String) {
     if w.is_ascii() {
         // Most words of most texts: nothing to fold, and ASCII's case
         // rule is a byte's.
+        let from = out.len();
         out.push_str(w);
-        out.make_ascii_lowercase();
-    } else if w.contains('Σ') {
-        // Σ lower-cases by its place in the word (σ or ς), which only
-        // str::to_lowercase knows.
-        let lower = w.to_lowercase();
-        if fold {
-            out.extend(lower.chars().map(fold_char));
+        out[from..].make_ascii_lowercase();
+        return;
+    }
+    let from = out.len();
+    let lower = &*LOWER;
+    for c in w.chars() {
+        if let Some(l) = lower.get(c as usize).copied().flatten() {
+            out.push(if fold { fold_char(l) } else { l });
+        } else if c == 'Σ' {
+            // Σ lower-cases by its place in the word (σ or ς), which only
+            // str::to_lowercase knows: the word again, its way.
+            out.truncate(from);
+            let lower = w.to_lowercase();
+            if fold {
+                out.extend(lower.chars().map(fold_char));
+            } else {
+                out.push_str(&lower);
+            }
+            return;
         } else {
-            out.push_str(&lower);
-        }
-    } else {
-        // Otherwise str::to_lowercase is this, char by char.
-        for c in w.chars() {
+            // Otherwise str::to_lowercase is this, char by char.
             for l in c.to_lowercase() {
                 out.push(if fold { fold_char(l) } else { l });
             }
@@ -97,8 +155,36 @@ fn is_blank(b: u8) -> bool {
 /// letters and digits, and the letters of Latin-1 and Latin Extended-A
 /// and B (U+00C0 to U+024F but × and ÷), which Latvian, Lithuanian and
 /// the Western European languages are written in.
+#[cfg(test)]
 fn is_plain_letter(c: char) -> bool {
     c.is_ascii_alphanumeric() || (('\u{c0}'..='\u{24f}').contains(&c) && c != '×' && c != '÷')
+}
+
+/// True when `s` is made only of plain letters (`is_plain_letter`),
+/// looked at in UTF-8 bytes rather than decoded: U+00C0 to U+024F are the
+/// two-byte sequences led by C3 to C9 (× is C3 97, ÷ C3 B7, and C9 goes
+/// on past U+024F from C9 90).
+fn all_plain_letters(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c.is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        // In valid UTF-8 a lead byte C3 to C9 has one byte after it.
+        let ok = match (c, b.get(i + 1)) {
+            (0xc3, Some(&n)) => n != 0x97 && n != 0xb7,
+            (0xc4..=0xc8, Some(_)) => true,
+            (0xc9, Some(&n)) => n <= 0x8f,
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+        i += 2;
+    }
+    true
 }
 
 /// ASCII punctuation that UAX #29 never joins to a letter or digit on
@@ -121,7 +207,7 @@ fn edged_word(chunk: &str) -> Option<(usize, usize)> {
     let end = b.iter().rposition(|&c| !is_edge_punct(c))? + 1;
     // The cuts are next to ASCII bytes, so on char boundaries.
     let word = &chunk[start..end];
-    word.chars().all(is_plain_letter).then_some((start, end))
+    all_plain_letters(word).then_some((start, end))
 }
 
 /// Calls `f` with the start and text of each word of `text`, as
@@ -207,12 +293,10 @@ impl Split {
     fn new(text: &str) -> Split {
         let mut words = Vec::with_capacity(text.len() / 6);
         let mut norms = String::with_capacity(text.len());
-        let mut one = String::new();
         let mut pos = 0;
         uax29_words(text, |start, w| {
             if w.len() <= MAX_WORD {
-                normalise_into(w, false, &mut one);
-                norms.push_str(&one);
+                normalise_append(w, false, &mut norms);
                 words.push(Cut {
                     pos,
                     start,
@@ -389,6 +473,46 @@ mod tests {
             assert_eq!(normalise(w, false), lower, "{w}");
             let folded: String = lower.chars().map(fold_char).collect();
             assert_eq!(normalise(w, true), folded, "{w}");
+        }
+    }
+
+    /// The tables give what the rules give, for every character up to
+    /// U+2FFF alone and inside words (tables end at U+0250; Ⱥ's lower case
+    /// is past it, İ's is two characters, Σ's depends on its place).
+    #[test]
+    fn the_tables_give_what_the_rules_give() {
+        for i in 0..0x3000u32 {
+            let Some(c) = char::from_u32(i) else {
+                continue;
+            };
+            assert_eq!(fold_char(c), fold_rule(c), "{c:?}");
+            for w in [
+                c.to_string(),
+                format!("ā{c}Z"),
+                format!("{c}Σ{c}"),
+                format!("Σ{c}"),
+            ] {
+                let lower = w.to_lowercase();
+                assert_eq!(normalise(&w, false), lower, "{w:?}");
+                let folded: String = lower.chars().map(fold_rule).collect();
+                assert_eq!(normalise(&w, true), folded, "{w:?}");
+                // Appending keeps what was there.
+                let mut out = String::from("x");
+                normalise_append(&w, true, &mut out);
+                assert_eq!(out, format!("x{folded}"), "{w:?}");
+            }
+            for w in [
+                c.to_string(),
+                format!("a{c}"),
+                format!("{c}Ā9"),
+                format!("{c}{c}"),
+            ] {
+                assert_eq!(
+                    all_plain_letters(&w),
+                    w.chars().all(is_plain_letter),
+                    "{w:?}"
+                );
+            }
         }
     }
 

@@ -9,7 +9,10 @@
 //!     text cache (every page decoded and extracted again from its body)
 //!     and with the text nlpc-vrfy keeps (`store::textcache`). For each it
 //!     prints the process's CPU time per page (getrusage, so tantivy's
-//!     indexing thread counts), and the part spent getting the pages' text
+//!     indexing thread counts), the index's size on disk a page (the
+//!     segments of the four commits of 2,000 pages: too few for tantivy's
+//!     merge policy, which merges 8 at least, so no merge is in the
+//!     figures), and the part spent getting the pages' text
 //!     (`index::page_text` over every page, alone). It also prints what
 //!     keeping the text costs nlpc-vrfy per page (encoding and writing the
 //!     file, unsynced).
@@ -132,6 +135,17 @@ fn plant(dir: &Path, pages: &[String], keep: bool) -> (Store, Cache, Vec<Key>, f
     (st, cache, keys, kept)
 }
 
+/// Bytes of the files in an index's directory (tantivy keeps them flat).
+fn dir_bytes(p: &Path) -> u64 {
+    std::fs::read_dir(p)
+        .expect("index directory")
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
+}
+
 fn run(label: &str, pages: &[String], keep: bool) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (st, cache, keys, kept) = plant(tmp.path(), pages, keep);
@@ -163,12 +177,15 @@ fn run(label: &str, pages: &[String], keep: bool) {
     }
     let all = cpu_secs() - t0;
     assert_eq!(done, pages.len());
+    drop(ix);
+    let on_disk = dir_bytes(&cfg.path);
     println!(
         "{label:>8}: {:.3} ms CPU a page indexed, of which {:.3} ms getting the text \
-         ({:.1} KB of text a page){}",
+         ({:.1} KB of text a page, {:.1} KB of index on disk a page){}",
         all / n * 1e3,
         text_cpu / n * 1e3,
         bytes as f64 / n / 1e3,
+        on_disk as f64 / n / 1e3,
         if keep {
             format!("; nlpc-vrfy keeping it: {:.3} ms a page", kept / n * 1e3)
         } else {
