@@ -78,6 +78,23 @@ fn fold_char(c: char) -> char {
     FOLD.get(c as usize).copied().unwrap_or(c)
 }
 
+/// `s` with [`fold_char`] applied, appended to `out`: the runs between
+/// the characters it changes are copied whole.
+fn fold_into(s: &str, out: &mut String) {
+    let mut run = 0;
+    for (i, c) in s.char_indices() {
+        if !c.is_ascii() {
+            let f = fold_char(c);
+            if f != c {
+                out.push_str(&s[run..i]);
+                out.push(f);
+                run = i + c.len_utf8();
+            }
+        }
+    }
+    out.push_str(&s[run..]);
+}
+
 /// The lower case of each character below [`LATIN_END`] when it is one
 /// character (all but U+0130 İ), as `char::to_lowercase` gives it: made
 /// once from it, so it cannot differ, and a load instead of a search of
@@ -164,6 +181,7 @@ fn is_plain_letter(c: char) -> bool {
 /// looked at in UTF-8 bytes rather than decoded: U+00C0 to U+024F are the
 /// two-byte sequences led by C3 to C9 (× is C3 97, ÷ C3 B7, and C9 goes
 /// on past U+024F from C9 90).
+#[cfg(test)]
 fn all_plain_letters(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = 0;
@@ -195,6 +213,55 @@ fn is_edge_punct(b: u8) -> bool {
     b.is_ascii_graphic() && !b.is_ascii_alphanumeric() && b != b'_'
 }
 
+/// The chunk that starts at `start` (not a blank), in one pass over its
+/// bytes: where it ends (the next blank or the end), and, when it is made
+/// of ASCII punctuation, plain letters and digits, and ASCII punctuation
+/// again (`(Rīga),` `"vārds".`), the byte range of its word. Punctuation at
+/// the edges has no letter on its outer side, so no rule joins it to the
+/// word, and being ASCII it carries no marks (WB4): the word is the letters
+/// alone. Punctuation between letters (`e-pasts`, `3.14`), `_` and any
+/// other character make the chunk one for the UAX #29 segmenter.
+fn scan_chunk(b: &[u8], start: usize) -> (usize, Option<(usize, usize)>) {
+    let mut i = start;
+    let (mut ws, mut we) = (None, start);
+    // Punctuation seen after the word began: a letter after it is not
+    // at the edge.
+    let mut gap = false;
+    while let Some(&c) = b.get(i) {
+        let len = if c.is_ascii_alphanumeric() {
+            1
+        } else if is_blank(c) {
+            break;
+        } else if is_edge_punct(c) {
+            gap |= ws.is_some();
+            i += 1;
+            continue;
+        } else {
+            // In valid UTF-8 a lead byte C3 to C9 has one byte after it;
+            // see `all_plain_letters`.
+            match (c, b.get(i + 1)) {
+                (0xc3, Some(&n)) if n != 0x97 && n != 0xb7 => 2,
+                (0xc4..=0xc8, Some(_)) => 2,
+                (0xc9, Some(&n)) if n <= 0x8f => 2,
+                _ => 0,
+            }
+        };
+        if len == 0 || gap {
+            // Not a plain word: on to the blank (which is ASCII, never
+            // inside a character).
+            while b.get(i).is_some_and(|&c| !is_blank(c)) {
+                i += 1;
+            }
+            return (i, None);
+        }
+        ws.get_or_insert(i);
+        i += len;
+        we = i;
+    }
+    (i, ws.map(|ws| (ws, we)))
+}
+
+#[cfg(test)]
 /// The plain word of a chunk made of ASCII punctuation, plain letters and
 /// digits, and ASCII punctuation again (`(Rīga),` `"vārds".`), as its
 /// byte range in the chunk; None for any other chunk. Punctuation at the
@@ -215,7 +282,7 @@ fn edged_word(chunk: &str) -> Option<(usize, usize)> {
 /// made only of plain letters and digits is one word by the rules
 /// (WB5, WB8 to WB10 join them; nothing joins them to a blank), so it is
 /// taken as it is, and so is one with only ASCII punctuation around
-/// them ([`edged_word`]), a word with its comma or full stop; the rest, runs of other chunks, goes to the UAX #29
+/// them ([`scan_chunk`]), a word with its comma or full stop; the rest, runs of other chunks, goes to the UAX #29
 /// segmenter. Such a run starts at a chunk that begins with an ASCII
 /// character (no rule joins it to the blank before), else just after the
 /// last plain word, so the rules that attach marks to a blank (WB4) see
@@ -242,16 +309,15 @@ pub fn uax29_words<'t>(text: &'t str, mut f: impl FnMut(usize, &'t str)) {
             break;
         }
         let start = i;
-        while i < b.len() && !is_blank(b[i]) {
-            i += 1;
-        }
-        // Blanks are ASCII, so start and i are on char boundaries.
-        let chunk = &text[start..i];
-        if let Some((ws, we)) = edged_word(chunk) {
+        let word;
+        (i, word) = scan_chunk(b, start);
+        if let Some((ws, we)) = word {
             if let Some(from) = run.take() {
                 segment(from, blanks, &mut f);
             }
-            f(start + ws, &chunk[ws..we]);
+            // Blanks and the punctuation cut off are ASCII, so the word's
+            // ends are on char boundaries.
+            f(ws, &text[ws..we]);
             after_plain = i;
         } else if run.is_none() {
             run = Some(if b[start].is_ascii() {
@@ -422,7 +488,7 @@ impl TokenStream for Stream {
         t.text.clear();
         if self.fold && !norm.is_ascii() {
             // Folding the lower-cased word is folding the word.
-            t.text.extend(norm.chars().map(fold_char));
+            fold_into(norm, &mut t.text);
         } else {
             t.text.push_str(norm);
         }
@@ -486,6 +552,10 @@ mod tests {
                 continue;
             };
             assert_eq!(fold_char(c), fold_rule(c), "{c:?}");
+            let mut out = String::from("x");
+            fold_into(&format!("{c}ā{c}b"), &mut out);
+            let want: String = format!("x{c}ā{c}b").chars().map(fold_rule).collect();
+            assert_eq!(out, want, "{c:?}");
             for w in [
                 c.to_string(),
                 format!("ā{c}Z"),
@@ -622,6 +692,22 @@ mod tests {
                 x ^= x >> 7;
                 x ^= x << 17;
                 t.push_str(PARTS[(x % PARTS.len() as u64) as usize]);
+            }
+            // The one-pass scan finds the plain words the reference does.
+            let b = t.as_bytes();
+            let mut i = 0;
+            while i < b.len() {
+                if is_blank(b[i]) {
+                    i += 1;
+                    continue;
+                }
+                let (end, word) = scan_chunk(b, i);
+                let chunk = &t[i..end];
+                assert!(end == b.len() || is_blank(b[end]), "{t:?}");
+                assert!(!chunk.bytes().any(is_blank), "{t:?}");
+                let want = edged_word(chunk).map(|(s, e)| (i + s, i + e));
+                assert_eq!(word, want, "{chunk:?} in {t:?}");
+                i = end;
             }
             let want: Vec<(usize, &str)> = t.unicode_word_indices().collect();
             let mut got = Vec::new();

@@ -17,6 +17,10 @@
 //!     keeping the text costs nlpc-vrfy per page (encoding and writing the
 //!     file, unsynced).
 //!
+//! INDEX_BENCH_DOCSTORE=none cargo bench --bench index
+//!     The same with tantivy's doc store uncompressed (nlpc-index
+//!     compresses it with lz4): its CPU and its size on disk.
+//!
 //! cargo bench --bench index -- extract | cached
 //!     Only that run (for callgrind: `valgrind --tool=callgrind
 //!     target/release/deps/index-HASH cached`).
@@ -165,6 +169,20 @@ fn run(label: &str, pages: &[String], keep: bool) {
         path: tmp.path().join("index"),
         batch: nlpcrawl::search::index::BATCH,
     };
+    if std::env::var("INDEX_BENCH_DOCSTORE").as_deref() == Ok("none") {
+        // The index made first with an uncompressed doc store, which
+        // Indexer::open then opens: what lz4 costs and saves.
+        std::fs::create_dir_all(&cfg.path).expect("index directory");
+        let settings = tantivy::IndexSettings {
+            docstore_compression: tantivy::store::Compressor::None,
+            ..tantivy::IndexSettings::default()
+        };
+        tantivy::Index::builder()
+            .schema(nlpcrawl::search::schema::schema().0)
+            .settings(settings)
+            .create_in_dir(&cfg.path)
+            .expect("create index");
+    }
     let t0 = cpu_secs();
     let mut ix = Indexer::open(&cfg, &st).expect("open index");
     let mut done = 0;
