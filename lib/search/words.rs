@@ -583,6 +583,21 @@ mod tests {
                     "{w:?}"
                 );
             }
+            // The one-pass scan finds the reference's plain word in chunks
+            // with the character alone, inside, and behind punctuation.
+            for w in [
+                c.to_string(),
+                format!("ā{c}Z"),
+                format!("(a{c}),"),
+                format!("\"{c}."),
+            ] {
+                if w.bytes().any(is_blank) {
+                    continue;
+                }
+                let (end, word) = scan_chunk(w.as_bytes(), 0);
+                assert_eq!(end, w.len(), "{w:?}");
+                assert_eq!(word, edged_word(&w), "{w:?}");
+            }
         }
     }
 
