@@ -1,0 +1,124 @@
+//! The shape of the database: each B-tree's depth and pages, the free
+//! pages, and the environment's last page and transaction numbers. What a
+//! benchmark reads before and after a daemon's run to tell which tables a
+//! write touches in a large database and how many commits it made. Like
+//! `db` and `txn`, this calls LMDB directly.
+
+use lmdb::Transaction;
+
+use super::db::*;
+use crate::error::Result;
+
+/// One B-tree of the environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tree {
+    pub name: &'static str,
+    /// Levels from the root to the leaves (0: empty).
+    pub depth: u32,
+    pub branch: u64,
+    pub leaf: u64,
+    pub overflow: u64,
+    pub entries: u64,
+}
+
+/// The environment as a whole.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The record tables and their indexes, largest first as they grow with
+    /// the records: `records`, `index`, `sched`, `due`.
+    pub trees: Vec<Tree>,
+    /// The highest page number in use: the file's extent in pages.
+    pub last_page: u64,
+    /// The last committed transaction's number: commits between two
+    /// readings are their difference.
+    pub last_txn: u64,
+    /// Pages on the free list, reusable by later writes.
+    pub free_pages: u64,
+}
+
+impl Tree {
+    /// The pages a transaction is expected to dirty in this tree when it
+    /// writes `k` keys that are neighbours in key order among `of` keys
+    /// spread at random over it (`of` at most `k`: the `k` spread at random
+    /// themselves). At each level the `k` fall on the pages of their
+    /// stretch of the key space, `k / of` of the level, and hit as many
+    /// distinct pages as `k` random draws among those. In a small tree the
+    /// keys share leaves; in a large one each key dirties a leaf and,
+    /// unless its neighbours are near, branch pages of its own.
+    pub fn pages_for(&self, k: u64, of: u64) -> f64 {
+        if self.depth == 0 || k == 0 {
+            return 0.0;
+        }
+        let share = if of > k { k as f64 / of as f64 } else { 1.0 };
+        let leaves = (self.leaf as f64).max(1.0);
+        // Pages a level holds, from the leaves up, by the mean fanout
+        // that takes the leaves to one root in `depth` levels.
+        let fanout = match self.depth {
+            1 => 1.0,
+            d => leaves.powf(1.0 / f64::from(d - 1)).max(2.0),
+        };
+        let mut n = leaves;
+        let mut total = 0.0;
+        for _ in 0..self.depth {
+            let stretch = n * share;
+            total += if stretch <= 1.0 {
+                1.0
+            } else {
+                stretch * (1.0 - (1.0 - 1.0 / stretch).powf(k as f64))
+            };
+            n = (n / fanout).max(1.0);
+        }
+        total
+    }
+}
+
+impl Store {
+    /// The shape of the database as of its last commit.
+    pub fn shape(&self) -> Result<Shape> {
+        let info = self
+            .env
+            .info()
+            .map_err(|e| self.err("cannot read environment info", e))?;
+        let free_pages = self
+            .env
+            .freelist()
+            .map_err(|e| self.err("cannot read the free list", e))? as u64;
+        Ok(Shape {
+            trees: self.trees()?,
+            last_page: info.last_pgno() as u64,
+            last_txn: info.last_txnid() as u64,
+            free_pages,
+        })
+    }
+
+    /// The record tables' and indexes' trees (see [`Shape::trees`]); cheap:
+    /// LMDB keeps these figures in each tree's root.
+    pub fn trees(&self) -> Result<Vec<Tree>> {
+        let txn = self
+            .env
+            .begin_ro_txn()
+            .map_err(|e| self.err("cannot begin read transaction", e))?;
+        let mut trees = Vec::new();
+        let named = [
+            ("records", Some(self.records)),
+            ("index", Some(self.index)),
+            ("sched", self.sched),
+            ("due", self.due),
+        ];
+        for (name, db) in named {
+            let Some(db) = db else { continue };
+            let st = txn
+                .stat(db)
+                .map_err(|e| self.err("cannot read table size", e))?;
+            trees.push(Tree {
+                name,
+                depth: st.depth(),
+                branch: st.branch_pages() as u64,
+                leaf: st.leaf_pages() as u64,
+                overflow: st.overflow_pages() as u64,
+                entries: st.entries() as u64,
+            });
+        }
+        Ok(trees)
+    }
+}
