@@ -122,3 +122,49 @@ impl Store {
         Ok(trees)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::record::{Record, State};
+
+    #[test]
+    fn the_shape_counts_commits_and_entries() {
+        let tmp = tempfile::tempdir().unwrap();
+        let st = Store::open(tmp.path(), Options::default()).unwrap();
+        let before = st.shape().unwrap();
+        let recs: Vec<Record> = (0..3000)
+            .map(|i| {
+                let mut r = Record::new(&format!("http://h{}.test/p/{i}", i % 7), 1000);
+                r.state = State::Scanned;
+                r.fetched = 1000;
+                r
+            })
+            .collect();
+        let mut w = st.write().unwrap();
+        w.insert_batch(&recs).unwrap();
+        w.commit().unwrap();
+        let after = st.shape().unwrap();
+        assert_eq!(after.last_txn, before.last_txn + 1, "one commit");
+        assert!(after.last_page > before.last_page);
+        let tree = |name: &str| after.trees.iter().find(|t| t.name == name).unwrap();
+        let records = tree("records");
+        assert_eq!(records.entries, 3000);
+        assert_eq!(tree("index").entries, 3000);
+        // Every SCANNED record waits for nlpc-up: one due entry each.
+        assert_eq!(tree("due").entries, 3000);
+        assert!(records.depth >= 2 && records.leaf > 10, "{records:?}");
+        // One key: a page a level. Many more keys than leaves: every
+        // leaf, and no more pages than the tree has.
+        let one = records.pages_for(1, 1);
+        assert!((one - f64::from(records.depth)).abs() < 1e-9, "{one}");
+        let all = records.pages_for(100 * records.leaf, 0);
+        let pages = (records.leaf + records.branch) as f64;
+        assert!(
+            all >= records.leaf as f64 * 0.99 && all <= pages,
+            "{all} of {pages}"
+        );
+        // Neighbours in key order touch fewer pages than as many at random.
+        assert!(records.pages_for(50, 3000) < records.pages_for(50, 0));
+    }
+}
