@@ -3,8 +3,8 @@
 //!
 //! - bytes of database (data.mdb) per record, due index included;
 //! - `nlpc-up --once` with 1% of the records due: wall time, wall and CPU
-//!   time per due record, its peak file-backed and anonymous memory; then
-//!   again with nothing due;
+//!   time and database bytes written per due record, its peak file-backed
+//!   and anonymous memory; then again with nothing due;
 //! - `nlpc-fetch --once` re-fetching 5,000 DIRTY records (SCALE_PAGES) from
 //!   a loopback server (20 hosts on 4 addresses, politeness 0): pages/s,
 //!   CPU time and database bytes written a page, peak memory.
@@ -12,9 +12,12 @@
 //! The daemons are the release executables, run as child processes whose
 //! /proc/PID/status is read every millisecond for the peak file-backed
 //! resident memory (RssFile: the database's mapped pages, the page cache's,
-//! shared, each fault mapping up to 16 cached pages around it) and the peak
-//! anonymous memory (RssAnon, the process's own); CPU time, page faults
-//! and blocks written come from wait4. Times include each process's start
+//! shared, each fault mapping the cached pages around it, on ext4 since
+//! Linux 6.16 the whole folio, up to 2 MB) and the peak anonymous memory
+//! (RssAnon, the process's own); CPU time and page faults come from wait4,
+//! and the bytes the process handed to write calls from /proc/PID/io once
+//! it has exited: less its log and the files it stored, what its commits
+//! wrote to the database. Times include each process's start
 //! and the opening of the database; the times per due record do not (the
 //! run with nothing due is taken off). The database is on the temporary
 //! directory's disk; the file cache, archive and robots.txt cache on
