@@ -822,3 +822,102 @@ fn a_pass_reads_the_records_due_not_the_database() {
     assert_eq!(small_read, 2 * k as u64, "records read for {k} due");
     assert_eq!(large_read, small_read, "records read at 40,000 and 2,000");
 }
+
+/// Bytes this thread has handed to write calls (/proc/thread-self/io):
+/// LMDB writes every page a transaction dirtied at its commit, with a
+/// write of its own, so the difference over a pass is the pages its
+/// transactions dirtied (and the few bytes of each commit's meta page and
+/// of the pass's log lines).
+fn written_by_this_thread() -> u64 {
+    let io = std::fs::read_to_string("/proc/thread-self/io").expect("/proc/thread-self/io");
+    io.lines()
+        .find_map(|l| l.strip_prefix("wchar:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("wchar in /proc/thread-self/io")
+}
+
+/// Plants `n` SCANNED records of which `due` are due at `T`, then runs one
+/// pass whose transactions may dirty `pages` pages. Returns the records
+/// moved, the pass's commits (the environment's transaction numbers) and
+/// the bytes it wrote.
+fn pass_in_pages(n: usize, due: usize, pages: usize) -> (usize, u64, u64) {
+    let c = Crawl::new();
+    let st = c.store();
+    let every = n / due;
+    for start in (0..n).step_by(10_000) {
+        let recs: Vec<Record> = (start..(start + 10_000).min(n))
+            .map(|i| {
+                let mut r = Record::new(
+                    &format!("http://h{}.example.lv/p/{i}", i % 50),
+                    T - 30 * DAY,
+                );
+                r.state = State::Scanned;
+                r.addr = "192.0.2.1".into();
+                r.status = 200;
+                r.fetched = if i % every == 0 {
+                    T - 20 * DAY
+                } else {
+                    T - DAY
+                };
+                r.changed = r.fetched;
+                r
+            })
+            .collect();
+        let mut w = st.write().expect("write");
+        w.insert_batch(&recs).expect("insert");
+        w.commit().expect("commit");
+    }
+    let cfg = nlpcrawl::stage::up::Config {
+        pages,
+        ..Default::default()
+    };
+    let cache = c.cache();
+    // The pass's first transaction stores the policy: done before, so
+    // what is counted is the moves' transactions.
+    nlpcrawl::stage::up::sync_policy(&st, &cfg).expect("policy");
+    let txn = st.shape().expect("shape").last_txn;
+    let wrote = written_by_this_thread();
+    let rep = nlpcrawl::stage::up::pass(&st, &cache, &cfg, T).expect("pass");
+    let wrote = written_by_this_thread() - wrote;
+    let commits = st.shape().expect("shape").last_txn - txn;
+    (rep.expired, commits, wrote)
+}
+
+/// Issue 17's scale goal, nlpc-up's memory: a pass's write transactions
+/// are bounded by the pages they dirty (which LMDB holds in the heap till
+/// the commit), not by a number of records. In a database ten times
+/// larger the same due records dirty more pages each (they no longer
+/// share leaves), so the pass takes more transactions, each within its
+/// budget; and a larger budget takes fewer.
+#[test]
+fn a_pass_bounds_its_transactions_by_the_pages_they_dirty() {
+    const PAGE: u64 = 4096;
+    let budget = 128;
+    let (small_moved, small_commits, small_wrote) = pass_in_pages(4_000, 800, budget);
+    let (large_moved, large_commits, large_wrote) = pass_in_pages(40_000, 800, budget);
+    let (_, roomy_commits, _) = pass_in_pages(40_000, 800, 8 * budget);
+    assert_eq!((small_moved, large_moved), (800, 800));
+    let per_commit = |wrote: u64, commits: u64| wrote as f64 / commits as f64 / PAGE as f64;
+    let (small_pages, large_pages) = (
+        per_commit(small_wrote, small_commits),
+        per_commit(large_wrote, large_commits),
+    );
+    eprintln!(
+        "4,000 records: {small_commits} commits of {small_pages:.0} pages; 40,000: {large_commits} of {large_pages:.0}; with 8x the budget: {roomy_commits}"
+    );
+    // Within the budget, give or take the estimate's error.
+    assert!(
+        small_pages <= 1.25 * budget as f64 && large_pages <= 1.25 * budget as f64,
+        "pages written a commit: {small_pages:.0} and {large_pages:.0}, budget {budget}"
+    );
+    // Each transaction fills its budget: a bound on records instead would
+    // write the same number at both sizes.
+    assert!(
+        large_commits > small_commits,
+        "commits at 40,000 ({large_commits}) and 4,000 ({small_commits})"
+    );
+    assert!(
+        roomy_commits < large_commits,
+        "commits with 8x the budget ({roomy_commits}) and with it ({large_commits})"
+    );
+}

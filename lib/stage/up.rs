@@ -41,13 +41,16 @@ pub struct Config {
     pub ttaddr: u64,
     /// Only these records are touched (`-s`, `--auth`, pattern).
     pub select: Selector,
-    /// Records moved per write transaction. LMDB holds the pages a write
-    /// transaction dirties in the heap until the commit, and in a large
-    /// database every record moved dirties pages of its own (its record,
-    /// its two index entries, its due entry and schedule): about five
-    /// pages a record, so this bounds the daemon's own memory whatever the
-    /// size of the database.
+    /// Records moved per write transaction at the most.
     pub batch: usize,
+    /// Pages a write transaction may dirty, by [`batch_for`]'s estimate.
+    /// LMDB holds the pages a write transaction dirties in the heap until
+    /// the commit. In a small database the records moved share pages; in
+    /// a large one each dirties a leaf of its own in `records`, `sched`
+    /// and `index`, and branch pages above them, more the deeper the
+    /// trees: a bound on records alone let the heap grow with the
+    /// database, one on pages keeps it flat.
+    pub pages: usize,
 }
 
 impl Default for Config {
@@ -61,8 +64,9 @@ impl Default for Config {
             ttrej: 10 * DAY,
             ttaddr: DAY,
             select: Selector::default(),
-            // About 5 MB of dirty pages at the most (scripts/bench/scale).
-            batch: 256,
+            batch: 4096,
+            // 4 MB of dirty pages (scripts/bench/scale).
+            pages: 1024,
         }
     }
 }
@@ -364,6 +368,46 @@ fn address_stale(w: &Write<'_>, r: &Record, ttaddr: u64, now: u64) -> Result<boo
     Ok(old || !listed)
 }
 
+/// Pages a transaction of a pass dirties whatever its records: the meta
+/// page, the table of tables, the counters, the free list, and the paths
+/// to where the due index and the change log are written, which the
+/// records moved share (they are ordered by time).
+const FIXED_PAGES: f64 = 16.0;
+
+/// The records a transaction moves so that the pages it dirties stay
+/// within `pages` by the trees' shape (at least one, at most `cap`), when
+/// the `total` records to move are moved in key order: each is written in
+/// `records`, `sched` and `index` near the one before it, and the keys,
+/// hashes, are spread at random (see [`crate::store::Tree::pages_for`]).
+pub fn batch_for(trees: &[crate::store::Tree], pages: usize, cap: usize, total: usize) -> usize {
+    let random: Vec<&crate::store::Tree> = trees
+        .iter()
+        .filter(|t| matches!(t.name, "records" | "sched" | "index"))
+        .collect();
+    let cost = |k: usize| -> f64 {
+        FIXED_PAGES
+            + random
+                .iter()
+                .map(|t| t.pages_for(k as u64, total as u64))
+                .sum::<f64>()
+    };
+    let budget = pages as f64;
+    let (mut lo, mut hi) = (1usize, cap.max(1));
+    if cost(hi) <= budget {
+        return hi;
+    }
+    // The cost grows with k: the largest k within the budget.
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if cost(mid) <= budget {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
 /// What to do to a record, looked at again inside the write transaction.
 type Decide<'a> = dyn Fn(&Write<'_>, &Key, &Record) -> Result<Vec<Action>> + 'a;
 
@@ -379,7 +423,17 @@ fn move_keys(
     now: u64,
     decide: &Decide<'_>,
 ) -> Result<()> {
-    for chunk in keys.chunks(cfg.batch.max(1)) {
+    if keys.is_empty() {
+        return Ok(());
+    }
+    // In key order, a transaction's records lie near each other in every
+    // tree they are written in and share its branch pages (every record
+    // here is moved now, so their order is free).
+    let mut keys = keys.to_vec();
+    keys.sort_unstable();
+    let batch = batch_for(&store.trees()?, cfg.pages, cfg.batch, keys.len());
+    debug!("{} records to look at, {batch} a transaction", keys.len());
+    for chunk in keys.chunks(batch) {
         let mut w = store.write()?;
         for key in chunk {
             let Some(before) = w.get(key)? else {
@@ -611,6 +665,48 @@ mod tests {
         r.changed = changed;
         r.addr = "192.0.2.1".into();
         r
+    }
+
+    fn tree(name: &'static str, depth: u32, leaf: u64) -> crate::store::Tree {
+        crate::store::Tree {
+            name,
+            depth,
+            branch: 0,
+            leaf,
+            overflow: 0,
+            entries: 0,
+        }
+    }
+
+    #[test]
+    fn a_transaction_moves_fewer_records_the_larger_the_trees() {
+        let small = [
+            tree("records", 2, 40),
+            tree("sched", 2, 10),
+            tree("index", 1, 1),
+        ];
+        let large = [
+            tree("records", 4, 770_000),
+            tree("sched", 4, 200_000),
+            tree("index", 4, 100_000),
+        ];
+        // Every record fits: they share the few pages there are.
+        assert_eq!(batch_for(&small, 1024, 4096, 4096), 4096);
+        // Moved in no order: each record its own leaf in three trees, and
+        // branch pages of its own below the top levels.
+        let k = batch_for(&large, 1024, 4096, 0);
+        assert!(k < (1024 - 16) / 3, "{k} records");
+        // At most a page a level in each of the three trees of depth 4.
+        assert!(k >= (1024 - 16) / (3 * 4), "{k} records");
+        let cost = |k: u64, of: u64| 16.0 + large.iter().map(|t| t.pages_for(k, of)).sum::<f64>();
+        assert!(cost(k as u64, 0) <= 1024.0 && cost(k as u64 + 1, 0) > 1024.0);
+        // In key order among 100,000 (1% of the database due) the records
+        // share branch pages (and leaves of the smaller trees), but each
+        // still needs a leaf of its own among the 770,000 of `records`.
+        let sorted = batch_for(&large, 1024, 4096, 100_000);
+        assert!(sorted > k && sorted < 1024 - 16, "{sorted} records");
+        // A budget too small for one record still moves one.
+        assert_eq!(batch_for(&large, 1, 4096, 0), 1);
     }
 
     #[test]

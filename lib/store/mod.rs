@@ -1,5 +1,5 @@
 //! The store: the one LMDB environment every daemon shares (every LMDB call
-//! is in `db`, `txn`, `due` and `maint`; `check` reads data.mdb's pages itself, before
+//! is in `db`, `txn`, `due`, `maint` and `shape`; `check` reads data.mdb's pages itself, before
 //! LMDB maps them), the record format and its states, and the files beside the
 //! database: the file cache of current bodies, the archive of earlier
 //! versions, the robots.txt cache, and the wake-up sockets (`wake`). Uses
@@ -23,6 +23,7 @@ pub mod sched;
 pub mod scope;
 pub mod select;
 pub mod series;
+mod shape;
 pub mod textcache;
 pub mod tunnel;
 mod txn;
@@ -30,4 +31,5 @@ pub mod wake;
 
 pub use db::*;
 pub use maint::CheckReport;
+pub use shape::{Shape, Tree};
 pub use txn::{Read, Write};

@@ -3,8 +3,8 @@
 //!
 //! - bytes of database (data.mdb) per record, due index included;
 //! - `nlpc-up --once` with 1% of the records due: wall time, wall and CPU
-//!   time per due record, its peak file-backed and anonymous memory; then
-//!   again with nothing due;
+//!   time and database bytes written per due record, its peak file-backed
+//!   and anonymous memory; then again with nothing due;
 //! - `nlpc-fetch --once` re-fetching 5,000 DIRTY records (SCALE_PAGES) from
 //!   a loopback server (20 hosts on 4 addresses, politeness 0): pages/s,
 //!   CPU time and database bytes written a page, peak memory.
@@ -12,9 +12,12 @@
 //! The daemons are the release executables, run as child processes whose
 //! /proc/PID/status is read every millisecond for the peak file-backed
 //! resident memory (RssFile: the database's mapped pages, the page cache's,
-//! shared, each fault mapping up to 16 cached pages around it) and the peak
-//! anonymous memory (RssAnon, the process's own); CPU time, page faults
-//! and blocks written come from wait4. Times include each process's start
+//! shared, each fault mapping the cached pages around it, on ext4 since
+//! Linux 6.16 the whole folio, up to 2 MB) and the peak anonymous memory
+//! (RssAnon, the process's own); CPU time and page faults come from wait4,
+//! and the bytes the process handed to write calls from /proc/PID/io once
+//! it has exited: less its log and the files it stored, what its commits
+//! wrote to the database. Times include each process's start
 //! and the opening of the database; the times per due record do not (the
 //! run with nothing due is taken off). The database is on the temporary
 //! directory's disk; the file cache, archive and robots.txt cache on
@@ -23,6 +26,14 @@
 //!
 //! cargo bench --bench scale         (writes scripts/bench/scale.txt)
 //! SCALE_MAX=10000000 cargo bench --bench scale
+//!
+//! For analysis (these runs leave scale.txt alone): SCALE_SIZES=100000,1000000
+//! runs those sizes only; SCALE_COMPACT=1 runs the daemons on the planted
+//! frontier's compacted copy (no free pages); SCALE_STRACE=DIR runs
+//! nlpc-fetch under strace, its writes and syncs logged to DIR/fetch-N.txt
+//! (its times and memory are then strace's). Each size's diagnostics also
+//! give the trees' depths and leaf pages and nlpc-fetch's commits (from
+//! the environment's transaction numbers) and pages written a commit.
 
 use std::io::{BufRead, BufReader, Write as _};
 use std::net::{TcpListener, TcpStream};
@@ -69,8 +80,18 @@ struct Mem {
     /// Page faults, minor and major, from wait4: about the pages the
     /// process touched for the first time, its own and the map's.
     faults: u64,
-    /// Blocks written (512 bytes), from wait4.
+    /// Blocks written (512 bytes), from wait4: the page cache's count of
+    /// what the process dirtied, a whole folio for each page written into
+    /// one (on ext4 since Linux 6.16 a folio of a file written in large
+    /// pieces holds up to 2 MB), so this overstates the database's writes
+    /// many times over; see `wchar`.
     written: u64,
+    /// Bytes handed to write calls (/proc/PID/io, read once the process
+    /// has exited and before it is reaped): the database's pages each
+    /// commit writes, its log and the files it stores.
+    wchar: u64,
+    /// Bytes of its log (stderr).
+    log: u64,
 }
 
 /// Reads a "Name:   N kB" line of /proc/PID/status, in bytes.
@@ -110,18 +131,39 @@ fn measure(mut cmd: Command) -> (Duration, Mem) {
             mem.file = mem.file.max(status_field(&s, "RssFile:").unwrap_or(0));
             mem.anon = mem.anon.max(status_field(&s, "RssAnon:").unwrap_or(0));
         }
-        let mut code: libc::c_int = 0;
-        // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: pid is our child, not yet reaped; the pointers are to
-        // locals that outlive the call.
-        let r = unsafe { libc::wait4(pid, &mut code, libc::WNOHANG, &mut ru) };
+        // SAFETY: an all-zero siginfo is a valid value for waitid to fill.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: pid is our child; WNOWAIT leaves it to be reaped below,
+        // so its /proc entry (and its I/O counts) stay till then.
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
         assert!(
             r >= 0,
             "wait for daemon: {}",
             std::io::Error::last_os_error()
         );
-        if r == pid {
+        // SAFETY: waitid filled info or left it zeroed (no child exited).
+        if unsafe { info.si_pid() } == pid {
+            if let Ok(io) = std::fs::read_to_string(format!("/proc/{pid}/io")) {
+                mem.wchar = io
+                    .lines()
+                    .find_map(|l| l.strip_prefix("wchar:"))
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0);
+            }
+            let mut code: libc::c_int = 0;
+            // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+            let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+            // SAFETY: pid is our child, exited and not yet reaped; the
+            // pointers are to locals that outlive the call.
+            let r = unsafe { libc::wait4(pid, &mut code, 0, &mut ru) };
+            assert!(r == pid, "reap daemon: {}", std::io::Error::last_os_error());
             let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
             mem.cpu = secs(ru.ru_utime) + secs(ru.ru_stime);
             mem.faults = (ru.ru_minflt + ru.ru_majflt) as u64;
@@ -140,6 +182,7 @@ fn measure(mut cmd: Command) -> (Duration, Mem) {
         let _ = log.rewind();
         let _ = log.read_to_string(&mut err);
     }
+    mem.log = err.len() as u64;
     assert!(
         libc::WIFEXITED(code) && libc::WEXITSTATUS(code) == 0,
         "daemon failed: {err}"
@@ -153,6 +196,8 @@ struct Crawl {
     /// there is one, so the figures are the scheduler's and not the
     /// disk's fsync (each stored body is synced).
     files: PathBuf,
+    /// SCALE_STRACE: nlpc-fetch's strace log.
+    strace: Option<PathBuf>,
 }
 
 impl Crawl {
@@ -161,7 +206,17 @@ impl Crawl {
             "nlpc-up" => env!("CARGO_BIN_EXE_nlpc-up"),
             _ => env!("CARGO_BIN_EXE_nlpc-fetch"),
         };
-        let mut c = Command::new(exe);
+        let mut c = match (&self.strace, bin) {
+            (Some(log), "nlpc-fetch") => {
+                let mut c = Command::new("strace");
+                c.args(["-f", "-y", "-e", "trace=pwrite64,pwritev,fdatasync,fsync"])
+                    .arg("-o")
+                    .arg(log)
+                    .arg(exe);
+                c
+            }
+            _ => Command::new(exe),
+        };
         c.arg("-p").arg(self.dir.join("db"));
         for (opt, sub) in [("-f", "cache"), ("-a", "archive"), ("-r", "rep")] {
             c.arg(opt).arg(self.files.join(sub));
@@ -169,6 +224,20 @@ impl Crawl {
         c.arg("--once");
         c
     }
+}
+
+/// Bytes of the files under `dir`, at any depth.
+fn files_bytes(dir: &Path) -> u64 {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    rd.flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => files_bytes(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
 }
 
 fn db_bytes(db: &Path) -> u64 {
@@ -251,6 +320,8 @@ struct Row {
     pages: usize,
     fetch_pages_s: f64,
     fetch_rss: Mem,
+    /// Bytes the fetch run's commits wrote to the database.
+    fetch_db: u64,
 }
 
 fn run(n: usize, live_n: usize, port: u16) -> Row {
@@ -265,6 +336,8 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
     let c = Crawl {
         dir: tmp.path().to_path_buf(),
         files: files.path().to_path_buf(),
+        strace: std::env::var_os("SCALE_STRACE")
+            .map(|d| PathBuf::from(d).join(format!("fetch-{n}.txt"))),
     };
     let db = c.dir.join("db");
     let t0 = now();
@@ -306,8 +379,11 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
     let plant_s = started.elapsed().as_secs_f64();
     let bytes_per_record = db_bytes(&db) as f64 / n as f64;
     let compact = st.backup(&c.dir.join("copy")).expect("compacted copy") as f64 / n as f64;
-    let _ = std::fs::remove_dir_all(c.dir.join("copy"));
     drop(st);
+    if std::env::var_os("SCALE_COMPACT").is_some() {
+        std::fs::rename(c.dir.join("copy/data.mdb"), db.join("data.mdb")).expect("compacted copy");
+    }
+    let _ = std::fs::remove_dir_all(c.dir.join("copy"));
 
     let (up, up_rss) = measure(c.cmd("nlpc-up"));
     let st = Store::open(&db, store::Options::default()).expect("open");
@@ -358,10 +434,35 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
     w.commit().expect("commit");
     drop(st);
     measure(c.cmd("nlpc-up"));
+    let before = Store::open(&db, store::Options::default())
+        .and_then(|s| s.shape())
+        .expect("shape");
     let mut f = c.cmd("nlpc-fetch");
     f.args(["--fetch-polite", "0"]);
     let (fetch, fetch_rss) = measure(f);
     let st = Store::open(&db, store::Options::default()).expect("open");
+    let after = st.shape().expect("shape");
+    let trees: Vec<String> = after
+        .trees
+        .iter()
+        .map(|t| format!("{} depth {} {} leaves", t.name, t.depth, t.leaf))
+        .collect();
+    let commits = after.last_txn.saturating_sub(before.last_txn).max(1);
+    // What its commits wrote: its write calls less its log and the bodies
+    // and robots.txt files it stored.
+    let fetch_db = fetch_rss
+        .wchar
+        .saturating_sub(fetch_rss.log)
+        .saturating_sub(files_bytes(&c.files));
+    eprintln!(
+        "{n}: {}; {} free pages of {}; nlpc-fetch made {commits} commits, {:.1} pages written a commit ({:.3} commits a page); the page cache counted {:.1} KB dirtied a page",
+        trees.join(", "),
+        after.free_pages,
+        after.last_page,
+        fetch_db as f64 / 4096.0 / commits as f64,
+        commits as f64 / live_n as f64,
+        fetch_rss.written as f64 / 2.0 / live_n as f64,
+    );
     let fresh = st
         .read()
         .expect("read")
@@ -381,6 +482,7 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
         pages: live_n,
         fetch_pages_s: live_n as f64 / fetch.as_secs_f64(),
         fetch_rss,
+        fetch_db,
     }
 }
 
@@ -393,17 +495,27 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(LIVE);
+    let sizes: Option<Vec<usize>> = std::env::var("SCALE_SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect());
+    let analysis = sizes.is_some()
+        || std::env::var_os("SCALE_COMPACT").is_some()
+        || std::env::var_os("SCALE_STRACE").is_some();
+    let sizes = sizes.unwrap_or_else(|| {
+        std::iter::successors(Some(10_000usize), |n| n.checked_mul(10))
+            .take_while(|n| *n <= max)
+            .collect()
+    });
     let port = serve();
     let mut rows = Vec::new();
-    let mut n = 10_000;
-    while n <= max {
+    for n in sizes {
         let r = run(n, live_n, port);
         let d = r.due as f64;
         let u = &r.up_rss;
         let f = &r.fetch_rss;
         let p = r.pages as f64;
         eprintln!(
-            "{n}: nlpc-up {:.3} s CPU, {:.1} µs CPU and {:.1} faults per due record (idle run {:.3} s, {} faults), RSS file {:.1} MB anon {:.1} MB, {:.0} KB written; nlpc-fetch {} pages {:.0} pages/s, {:.3} s CPU = {:.0} µs a page, {:.1} faults and {:.1} KB written a page, RSS file {:.1} MB anon {:.1} MB",
+            "{n}: nlpc-up {:.3} s CPU, {:.1} µs CPU and {:.1} faults per due record (idle run {:.3} s, {} faults), RSS file {:.1} MB anon {:.1} MB, {:.0} KB counted dirtied by the page cache; nlpc-fetch {} pages {:.0} pages/s, {:.3} s CPU = {:.0} µs a page, {:.1} faults and {:.1} KB written a page, RSS file {:.1} MB anon {:.1} MB",
             u.cpu,
             (u.cpu - r.up_idle.cpu) * 1e6 / d,
             (u.faults as f64 - r.up_idle.faults as f64) / d,
@@ -423,16 +535,15 @@ fn main() {
         );
         eprintln!("{n} records planted in {:.1} s", r.plant_s);
         rows.push(r);
-        n *= 10;
     }
     let mut out = String::new();
     out.push_str(&format!(
-        "| records | DB bytes/record: file / compacted | nlpc-up --once, 1% due | per due record: wall / CPU | nlpc-up --once, nothing due | nlpc-up peak RSS: file / anonymous | nlpc-fetch --once, {live_n} DIRTY | CPU a page | DB written a page | nlpc-fetch peak RSS: file / anonymous |\n"
+        "| records | DB bytes/record: file / compacted | nlpc-up --once, 1% due | per due record: wall / CPU | nlpc-up --once, nothing due | nlpc-up peak RSS: file / anonymous | nlpc-up DB written a due record | nlpc-fetch --once, {live_n} DIRTY | CPU a page | DB written a page | nlpc-fetch peak RSS: file / anonymous |\n"
     ));
-    out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &rows {
         out.push_str(&format!(
-            "| {} | {:.0} / {:.0} | {:.2} s ({} due) | {:.1} / {:.1} µs | {:.0} ms | {:.1} / {:.1} MB | {:.0} pages/s | {:.0} µs | {:.1} KB | {:.1} / {:.1} MB |\n",
+            "| {} | {:.0} / {:.0} | {:.2} s ({} due) | {:.1} / {:.1} µs | {:.0} ms | {:.1} / {:.1} MB | {:.1} KB | {:.0} pages/s | {:.0} µs | {:.1} KB | {:.1} / {:.1} MB |\n",
             r.n,
             r.bytes_per_record,
             r.compact_per_record,
@@ -445,14 +556,24 @@ fn main() {
             r.up_idle_ms,
             r.up_rss.file as f64 / 1e6,
             r.up_rss.anon as f64 / 1e6,
+            // nlpc-up writes no files; less the run with nothing due.
+            (r.up_rss.wchar.saturating_sub(r.up_rss.log) as f64
+                - r.up_idle.wchar.saturating_sub(r.up_idle.log) as f64)
+                .max(0.0)
+                / 1e3
+                / r.due as f64,
             r.fetch_pages_s,
             r.fetch_rss.cpu * 1e6 / r.pages as f64,
-            r.fetch_rss.written as f64 / 2.0 / r.pages as f64,
+            r.fetch_db as f64 / 1e3 / r.pages as f64,
             r.fetch_rss.file as f64 / 1e6,
             r.fetch_rss.anon as f64 / 1e6,
         ));
     }
     print!("{out}");
+    if analysis {
+        eprintln!("an analysis run: scripts/bench/scale.txt left as it was");
+        return;
+    }
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench/scale.txt");
     let header = format!(
         "# cargo bench --bench scale{} ({} cores)\n",

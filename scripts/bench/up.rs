@@ -4,8 +4,9 @@
 //! and to text.
 //!
 //! cargo bench --bench up [-- N]   (N records, default 1000000; the dump
-//! takes N/20 pages of 20 KB; UP_BATCH=n moves n records a transaction
-//! instead of nlpc-up's default, to compare batch sizes in one build)
+//! takes N/20 pages of 20 KB; UP_BATCH=n moves at most n records a
+//! transaction instead of nlpc-up's default, to compare batch sizes in one
+//! build)
 
 use std::time::Instant;
 
@@ -77,8 +78,9 @@ fn main() {
     let ru1 = usage();
     let due = rep.expired.max(1) as f64;
     println!(
-        "nlpc-up pass, half due, {} records a transaction: {} of {n} expired in {secs:.2} s, {:.0} moved/s, {:.1} µs per due record; CPU {:.1} µs and {:.1} KB written per due record",
+        "nlpc-up pass, half due, at most {} records and {} pages a transaction: {} of {n} expired in {secs:.2} s, {:.0} moved/s, {:.1} µs per due record; CPU {:.1} µs and {:.1} KB written per due record",
         cfg.batch,
+        cfg.pages,
         rep.expired,
         rep.expired as f64 / secs,
         secs * 1e6 / due,
