@@ -98,9 +98,9 @@ fn write_file(path: &Path, body: &[u8], sync: bool) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("body");
     let tmp = dir.join(format!("{TEMP_PREFIX}{name}.{}", std::process::id()));
-    // The parents of directories made here are not noted: only `dir` is
-    // synced below.
-    let file = match create_in(dir, &tmp, &mut HashSet::new()) {
+    // A directory made here is an entry in its parent: that is synced too.
+    let mut made = HashSet::new();
+    let file = match create_in(dir, &tmp, &mut made) {
         Err(CreateError::Dir(e)) => return Err(Error::io(dir, "cannot create directory", e)),
         Err(CreateError::File(e)) => Err(e),
         Ok(f) => Ok(f),
@@ -120,6 +120,9 @@ fn write_file(path: &Path, body: &[u8], sync: bool) -> Result<()> {
     }
     if sync {
         sync_dir(dir)?;
+        for up in made {
+            sync_dir(up)?;
+        }
     }
     Ok(())
 }
