@@ -29,6 +29,16 @@ pub const ACTIVE: [State; 5] = [
     State::Verified,
 ];
 
+/// How often nlpcd tends its daemons.
+const LOOK: Duration = Duration::from_millis(200);
+
+/// How often, with `--once`, it also looks whether the crawl has ended:
+/// the crawl's wall time includes the wait from the last record settling
+/// to the second look that finds nothing, 0.2 to 0.4 s of a crawl of a few
+/// seconds at [`LOOK`] (`scripts/bench/compare`). A look is one read
+/// transaction of a few counters.
+const ONCE_LOOK: Duration = Duration::from_millis(20);
+
 /// Records that can still advance, leased or not.
 pub fn active_records(store: &Store) -> Result<u64> {
     let rd = store.read()?;
@@ -261,7 +271,7 @@ impl Supervisor {
                         break;
                     }
                     Ok(None) if Instant::now() < deadline => {
-                        std::thread::sleep(Duration::from_millis(20))
+                        std::thread::sleep(Duration::from_millis(5))
                     }
                     _ => {
                         let _ = c.kill();
@@ -354,7 +364,7 @@ pub fn run(cfg: Launch) -> Result<()> {
     let mut charted: Option<Instant> = None;
     let mut idle_checks = 0;
     let res = loop {
-        if signals.wait(Duration::from_millis(200)) {
+        if signals.wait(if cfg.once { ONCE_LOOK } else { LOOK }) {
             if !signals.hangup() {
                 break Ok(());
             }

@@ -33,6 +33,7 @@ use crate::{debug, info};
 
 mod fds;
 mod figures;
+mod group;
 mod options;
 mod queue;
 mod results;
@@ -434,10 +435,13 @@ impl<'d> Fetcher<'d> {
                 self.take_replies()?;
                 self.dispatch(Instant::now())?;
             }
-            if self.outcomes.len() >= 256
-                || (!self.outcomes.is_empty()
-                    && self.last_commit.elapsed() >= Duration::from_millis(100))
-            {
+            // A group commit (see `group`): at once when the storer is
+            // idle, else with whatever gathers while it works.
+            if group::due(
+                self.outcomes.len(),
+                self.handed.len(),
+                self.last_commit.elapsed(),
+            ) {
                 self.commit()?;
             }
             self.monitor();

@@ -479,6 +479,15 @@ impl Fetcher<'_> {
         if self.writer.as_ref().is_some_and(|wr| wr.pending() > 0) {
             w = w.min(Duration::from_millis(2));
         }
+        // Results gathered go to an idle storer once the spacing is over
+        // (while a batch is in the storer, the writer's reply is awaited
+        // as above).
+        if !self.outcomes.is_empty() && self.handed.is_empty() {
+            let left = super::group::SPACING.saturating_sub(self.last_commit.elapsed());
+            if !left.is_zero() {
+                w = w.min(left);
+            }
+        }
         // Also while requests are in flight: a burst due meanwhile leaves
         // on time rather than at the next answer. A burst already due that
         // did not leave waits for something else (its robots.txt, a
