@@ -14,6 +14,7 @@
 use std::hash::BuildHasher;
 use std::path::Path;
 
+use crate::document::lower;
 use crate::document::words::{lowercase_into, lowercase_of, words, Kinds};
 
 use crate::error::{Error, Result};
@@ -306,7 +307,7 @@ impl Dict {
             } else {
                 w
             }
-        } else if w.chars().any(|c| lowercase_of(c) != Some(c)) {
+        } else if !lowercase_already(w) {
             // Most words are lowercase already: only the others are
             // copied.
             lower.clear();
@@ -320,9 +321,81 @@ impl Dict {
     }
 }
 
+/// True when `lowercase_into` would give `w` back as it is: told by the
+/// bytes in ASCII and for two-byte characters (their lowercase, from
+/// `lower::TABLE`, is the character itself), by the characters past them.
+fn lowercase_already(w: &str) -> bool {
+    let t = &**lower::TABLE;
+    let b = w.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c < 0x80 {
+            if c.is_ascii_uppercase() {
+                return false;
+            }
+            i += 1;
+        } else if c < 0xE0 {
+            let Some(&c1) = b.get(i + 1) else {
+                return false;
+            };
+            match lower::of(t, c, c1) {
+                Some(e) if e.len == 2 && e.bytes[0] == c && e.bytes[1] == c1 => i += 2,
+                _ => return false,
+            }
+        } else {
+            // `i` is at a character boundary.
+            return w
+                .get(i..)
+                .is_some_and(|r| r.chars().all(|c| lowercase_of(c) == Some(c)));
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `count` decides by `lowercase_already` is what lowercasing
+    /// gives: a word it calls lowercase is its own lowercase.
+    #[test]
+    fn lowercase_already_is_lowercase() {
+        let alphabet: Vec<char> = "aZāĀšŠİKẞΣσЖж語\u{301}ȺµÉ\u{530}\u{5d0}ǅ1'"
+            .chars()
+            .collect();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut already = 0;
+        for _ in 0..50_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = 1 + (x % 6) as usize;
+            let w: String = (0..n)
+                .map(|i| alphabet[(x >> (5 * i + 8)) as usize % alphabet.len()])
+                .collect();
+            let mut low = String::new();
+            lowercase_into(&mut low, &w);
+            let old = !w.chars().any(|c| lowercase_of(c) != Some(c));
+            if lowercase_already(&w) {
+                assert_eq!(low, w, "{w:?}");
+                already += 1;
+            } else {
+                // Only where the character test also lowercases.
+                assert!(!old || low == w, "{w:?}");
+            }
+            assert!(!old || lowercase_already(&w), "{w:?}");
+        }
+        assert!(already > 1000, "{already}");
+        // Every two-byte character alone.
+        for u in 0x80u32..0x800 {
+            if let Some(c) = char::from_u32(u) {
+                let w = c.to_string();
+                let mut low = String::new();
+                lowercase_into(&mut low, &w);
+                assert_eq!(lowercase_already(&w), low == w, "U+{u:04X}");
+            }
+        }
+    }
 
     fn dict(s: &[u8]) -> Dict {
         Dict::from_bytes(s.to_vec()).unwrap()
