@@ -302,7 +302,8 @@ impl Dict {
         let w = if k.ascii {
             if k.upper {
                 lower.clear();
-                lower.extend(w.bytes().map(|c| char::from(c.to_ascii_lowercase())));
+                lower.push_str(w);
+                lower.make_ascii_lowercase();
                 lower.as_str()
             } else {
                 w
@@ -311,7 +312,7 @@ impl Dict {
             // Most words are lowercase already: only the others are
             // copied.
             lower.clear();
-            lowercase_into(lower, w);
+            lowercase_by_bytes(lower, w);
             lower.as_str()
         } else {
             w
@@ -352,6 +353,48 @@ fn lowercase_already(w: &str) -> bool {
     true
 }
 
+/// `lowercase_into(out, w)`, by the bytes in ASCII and for two-byte
+/// characters (`lower::TABLE` holds their lowercase, at most three bytes
+/// each), for a word of at most 32 bytes; by the characters from the first
+/// character of three bytes or more, or for a longer word.
+fn lowercase_by_bytes(out: &mut String, w: &str) {
+    let t = &**lower::TABLE;
+    let b = w.as_bytes();
+    let mut buf = [0u8; 96];
+    let (mut i, mut n) = (0, 0);
+    while let Some(&c) = b.get(i).filter(|_| b.len() <= 32) {
+        if c < 0x80 {
+            buf[n] = c.to_ascii_lowercase();
+            n += 1;
+            i += 1;
+            continue;
+        }
+        let e = (c < 0xE0)
+            .then(|| b.get(i + 1).and_then(|&c1| lower::of(t, c, c1)))
+            .flatten()
+            .filter(|e| e.len != 0);
+        let Some(e) = e else {
+            break;
+        };
+        let len = usize::from(e.len);
+        match (buf.get_mut(n..n + len), e.bytes.get(..len)) {
+            (Some(d), Some(l)) => d.copy_from_slice(l),
+            _ => break,
+        }
+        n += len;
+        i += 2;
+    }
+    // Only whole characters were written, and `i` is at a character
+    // boundary; were it otherwise, the characters would take all of it.
+    match std::str::from_utf8(&buf[..n]) {
+        Ok(s) => out.push_str(s),
+        Err(_) => i = 0,
+    }
+    if let Some(rest) = w.get(i..).filter(|r| !r.is_empty()) {
+        lowercase_into(out, rest);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,6 +418,9 @@ mod tests {
                 .collect();
             let mut low = String::new();
             lowercase_into(&mut low, &w);
+            let mut by_bytes = String::from("x");
+            lowercase_by_bytes(&mut by_bytes, &w);
+            assert_eq!(by_bytes[1..], low, "{w:?}");
             let old = !w.chars().any(|c| lowercase_of(c) != Some(c));
             if lowercase_already(&w) {
                 assert_eq!(low, w, "{w:?}");
@@ -386,6 +432,14 @@ mod tests {
             assert!(!old || lowercase_already(&w), "{w:?}");
         }
         assert!(already > 1000, "{already}");
+        // Past 32 bytes, and a three-byte character amid two-byte ones.
+        for w in ["ĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀ", "ĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀ", "ŠA語ŽK\u{212A}Ā", "İİİİİİİİİİ"] {
+            let mut low = String::new();
+            lowercase_into(&mut low, w);
+            let mut by_bytes = String::new();
+            lowercase_by_bytes(&mut by_bytes, w);
+            assert_eq!(by_bytes, low, "{w:?}");
+        }
         // Every two-byte character alone.
         for u in 0x80u32..0x800 {
             if let Some(c) = char::from_u32(u) {
@@ -393,6 +447,9 @@ mod tests {
                 let mut low = String::new();
                 lowercase_into(&mut low, &w);
                 assert_eq!(lowercase_already(&w), low == w, "U+{u:04X}");
+                let mut by_bytes = String::new();
+                lowercase_by_bytes(&mut by_bytes, &w);
+                assert_eq!(by_bytes, low, "U+{u:04X}");
             }
         }
     }

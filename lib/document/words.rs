@@ -273,7 +273,15 @@ pub(crate) fn words<'t>(text: &'t str, mut f: impl FnMut(&'t str, Kinds)) {
         if i == piece_start {
             if let Some((end, next, kinds)) = plain_piece(b, i) {
                 f(&text[i..end], kinds);
+                // The piece ends at white space or the end, with no word
+                // pending: the white space is passed here, and the next
+                // piece starts after it.
                 i = next;
+                while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+                    i += 1;
+                }
+                piece_start = i;
+                attached = false;
                 continue;
             }
         }
