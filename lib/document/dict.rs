@@ -433,7 +433,12 @@ mod tests {
         }
         assert!(already > 1000, "{already}");
         // Past 32 bytes, and a three-byte character amid two-byte ones.
-        for w in ["ĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀ", "ĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀ", "ŠA語ŽK\u{212A}Ā", "İİİİİİİİİİ"] {
+        for w in [
+            "ĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀ",
+            "ĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀ",
+            "ŠA語ŽK\u{212A}Ā",
+            "İİİİİİİİİİ",
+        ] {
             let mut low = String::new();
             lowercase_into(&mut low, w);
             let mut by_bytes = String::new();

@@ -434,6 +434,7 @@ impl Votes {
     }
 
     /// One shingle's votes: a one for each of its set bits.
+    #[inline]
     fn add(&mut self, h: u64) {
         for (k, lane) in self.lanes.iter_mut().enumerate() {
             *lane += SPREAD[((h >> (8 * k)) & 0xFF) as usize];

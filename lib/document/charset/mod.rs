@@ -391,19 +391,29 @@ impl Quality {
     /// bytes of a replacement by memchr.
     pub fn clean(s: &str) -> bool {
         let b = s.as_bytes();
-        let mut i = 0;
-        while let Some(x) = word_at(b, i) {
+        let bad = |x: u64| {
             let below = controls(x);
             // Line breaks and tabs are common; only then is white space
             // told from the other controls.
-            if below != 0 {
+            below != 0 && {
                 let white = zero_bytes(x ^ lanes(b'\t'))
                     | zero_bytes(x ^ lanes(b'\n'))
                     | zero_bytes(x ^ lanes(b'\x0C'))
                     | zero_bytes(x ^ lanes(b'\r'));
-                if below & !white != 0 {
-                    return false;
-                }
+                below & !white != 0
+            }
+        };
+        let mut i = 0;
+        // Sixteen bytes a test where there are sixteen, then eight.
+        while let (Some(x), Some(y)) = (word_at(b, i), word_at(b, i + 8)) {
+            if controls(x) | controls(y) != 0 && (bad(x) || bad(y)) {
+                return false;
+            }
+            i += 16;
+        }
+        while let Some(x) = word_at(b, i) {
+            if bad(x) {
+                return false;
             }
             i += 8;
         }
