@@ -506,7 +506,7 @@ fn clean_is_no_control_and_nothing_replaced() {
             x ^= x >> 7;
             x ^= x << 17;
             let r = (x >> 16) as usize;
-            let p = if r % 5 == 0 {
+            let p = if r.is_multiple_of(5) {
                 pieces[(r >> 3) % pieces.len()]
             } else {
                 pieces[(r >> 3) % 2]
