@@ -267,42 +267,15 @@ pub fn simhash(text: &str) -> u64 {
                 // loop of its own: the lowercase bytes ORed together have
                 // bit 0x40 if a letter is among them (digits are 0x30 to
                 // 0x39, lowercase letters 0x61 to 0x7A).
-                // Letters of two bytes inside the run (Latvian's ā, š, ž)
-                // are taken in it too, from the table, as the branch below
-                // takes them: a word of both kinds stays in this loop. Any
-                // other byte ends the loop, and the word goes on (or ends)
-                // in the outer one.
                 let mut seen = l;
-                loop {
-                    match b.get(i) {
-                        Some(&c) if c < 0x80 => {
-                            let l = ASCII_ALNUM_LOWER_ALL[usize::from(c)];
-                            if l == 0 {
-                                break;
-                            }
-                            h = (h ^ u64::from(l)).wrapping_mul(FNV_PRIME);
-                            seen |= l;
-                            i += 1;
-                        }
-                        Some(&c @ 0xC2..=0xDF) => {
-                            let Some(e) = b
-                                .get(i + 1)
-                                .and_then(|&c1| lower::of(low, c, c1))
-                                .filter(|e| e.len != 0 && e.alnum)
-                            else {
-                                break;
-                            };
-                            for &l in e.bytes.get(..usize::from(e.len)).unwrap_or_default() {
-                                h = (h ^ u64::from(l)).wrapping_mul(FNV_PRIME);
-                            }
-                            // What a letter's lowercase byte says below.
-                            if !e.numeric {
-                                seen |= 0x40;
-                            }
-                            i += 2;
-                        }
-                        _ => break,
+                while let Some(&c) = b.get(i) {
+                    let l = ASCII_ALNUM_LOWER_ALL[usize::from(c)];
+                    if l == 0 {
+                        break;
                     }
+                    h = (h ^ u64::from(l)).wrapping_mul(FNV_PRIME);
+                    seen |= l;
+                    i += 1;
                 }
                 digits &= seen & 0x40 == 0;
                 in_word = true;
@@ -434,7 +407,6 @@ impl Votes {
     }
 
     /// One shingle's votes: a one for each of its set bits.
-    #[inline]
     fn add(&mut self, h: u64) {
         for (k, lane) in self.lanes.iter_mut().enumerate() {
             *lane += SPREAD[((h >> (8 * k)) & 0xFF) as usize];
