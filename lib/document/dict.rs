@@ -14,6 +14,7 @@
 use std::hash::BuildHasher;
 use std::path::Path;
 
+use crate::document::lower;
 use crate::document::words::{lowercase_into, lowercase_of, words, Kinds};
 
 use crate::error::{Error, Result};
@@ -301,16 +302,17 @@ impl Dict {
         let w = if k.ascii {
             if k.upper {
                 lower.clear();
-                lower.extend(w.bytes().map(|c| char::from(c.to_ascii_lowercase())));
+                lower.push_str(w);
+                lower.make_ascii_lowercase();
                 lower.as_str()
             } else {
                 w
             }
-        } else if w.chars().any(|c| lowercase_of(c) != Some(c)) {
+        } else if !lowercase_already(w) {
             // Most words are lowercase already: only the others are
             // copied.
             lower.clear();
-            lowercase_into(lower, w);
+            lowercase_by_bytes(lower, w);
             lower.as_str()
         } else {
             w
@@ -320,9 +322,142 @@ impl Dict {
     }
 }
 
+/// True when `lowercase_into` would give `w` back as it is: told by the
+/// bytes in ASCII and for two-byte characters (their lowercase, from
+/// `lower::TABLE`, is the character itself), by the characters past them.
+fn lowercase_already(w: &str) -> bool {
+    let t = &**lower::TABLE;
+    let b = w.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c < 0x80 {
+            if c.is_ascii_uppercase() {
+                return false;
+            }
+            i += 1;
+        } else if c < 0xE0 {
+            let Some(&c1) = b.get(i + 1) else {
+                return false;
+            };
+            match lower::of(t, c, c1) {
+                Some(e) if e.len == 2 && e.bytes[0] == c && e.bytes[1] == c1 => i += 2,
+                _ => return false,
+            }
+        } else {
+            // `i` is at a character boundary.
+            return w
+                .get(i..)
+                .is_some_and(|r| r.chars().all(|c| lowercase_of(c) == Some(c)));
+        }
+    }
+    true
+}
+
+/// `lowercase_into(out, w)`, by the bytes in ASCII and for two-byte
+/// characters (`lower::TABLE` holds their lowercase, at most three bytes
+/// each), for a word of at most 32 bytes; by the characters from the first
+/// character of three bytes or more, or for a longer word.
+fn lowercase_by_bytes(out: &mut String, w: &str) {
+    let t = &**lower::TABLE;
+    let b = w.as_bytes();
+    let mut buf = [0u8; 96];
+    let (mut i, mut n) = (0, 0);
+    while let Some(&c) = b.get(i).filter(|_| b.len() <= 32) {
+        if c < 0x80 {
+            buf[n] = c.to_ascii_lowercase();
+            n += 1;
+            i += 1;
+            continue;
+        }
+        let e = (c < 0xE0)
+            .then(|| b.get(i + 1).and_then(|&c1| lower::of(t, c, c1)))
+            .flatten()
+            .filter(|e| e.len != 0);
+        let Some(e) = e else {
+            break;
+        };
+        let len = usize::from(e.len);
+        match (buf.get_mut(n..n + len), e.bytes.get(..len)) {
+            (Some(d), Some(l)) => d.copy_from_slice(l),
+            _ => break,
+        }
+        n += len;
+        i += 2;
+    }
+    // Only whole characters were written, and `i` is at a character
+    // boundary; were it otherwise, the characters would take all of it.
+    match std::str::from_utf8(&buf[..n]) {
+        Ok(s) => out.push_str(s),
+        Err(_) => i = 0,
+    }
+    if let Some(rest) = w.get(i..).filter(|r| !r.is_empty()) {
+        lowercase_into(out, rest);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `count` decides by `lowercase_already` is what lowercasing
+    /// gives: a word it calls lowercase is its own lowercase.
+    #[test]
+    fn lowercase_already_is_lowercase() {
+        let alphabet: Vec<char> = "aZāĀšŠİKẞΣσЖж語\u{301}ȺµÉ\u{530}\u{5d0}ǅ1'"
+            .chars()
+            .collect();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut already = 0;
+        for _ in 0..50_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let n = 1 + (x % 6) as usize;
+            let w: String = (0..n)
+                .map(|i| alphabet[(x >> (5 * i + 8)) as usize % alphabet.len()])
+                .collect();
+            let mut low = String::new();
+            lowercase_into(&mut low, &w);
+            let mut by_bytes = String::from("x");
+            lowercase_by_bytes(&mut by_bytes, &w);
+            assert_eq!(by_bytes[1..], low, "{w:?}");
+            let old = !w.chars().any(|c| lowercase_of(c) != Some(c));
+            if lowercase_already(&w) {
+                assert_eq!(low, w, "{w:?}");
+                already += 1;
+            } else {
+                // Only where the character test also lowercases.
+                assert!(!old || low == w, "{w:?}");
+            }
+            assert!(!old || lowercase_already(&w), "{w:?}");
+        }
+        assert!(already > 1000, "{already}");
+        // Past 32 bytes, and a three-byte character amid two-byte ones.
+        for w in [
+            "ĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀ",
+            "ĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀĀ",
+            "ŠA語ŽK\u{212A}Ā",
+            "İİİİİİİİİİ",
+        ] {
+            let mut low = String::new();
+            lowercase_into(&mut low, w);
+            let mut by_bytes = String::new();
+            lowercase_by_bytes(&mut by_bytes, w);
+            assert_eq!(by_bytes, low, "{w:?}");
+        }
+        // Every two-byte character alone.
+        for u in 0x80u32..0x800 {
+            if let Some(c) = char::from_u32(u) {
+                let w = c.to_string();
+                let mut low = String::new();
+                lowercase_into(&mut low, &w);
+                assert_eq!(lowercase_already(&w), low == w, "U+{u:04X}");
+                let mut by_bytes = String::new();
+                lowercase_by_bytes(&mut by_bytes, &w);
+                assert_eq!(by_bytes, low, "U+{u:04X}");
+            }
+        }
+    }
 
     fn dict(s: &[u8]) -> Dict {
         Dict::from_bytes(s.to_vec()).unwrap()

@@ -454,6 +454,9 @@ fn alphanumeric(c: char) -> bool {
     match c {
         // Latin-1 and Latin Extended-A and -B letters, but × and ÷.
         '\u{C0}'..='\u{24F}' => c != '\u{D7}' && c != '\u{F7}',
+        // General Punctuation: spaces, dashes, quotation marks, none a
+        // letter.
+        '\u{2000}'..='\u{206F}' => false,
         _ => c.is_alphanumeric(),
     }
 }

@@ -84,6 +84,7 @@ mod tests {
                 None => c.to_lowercase().collect(),
             };
             assert_ne!(e.len, 0, "U+{u:04X}");
+            assert!(e.bytes[usize::from(e.len)..].iter().all(|&b| b == 0));
             assert_eq!(&e.bytes[..usize::from(e.len)], want.as_bytes(), "U+{u:04X}");
             assert_eq!(e.alnum, c.is_alphanumeric(), "U+{u:04X}");
             assert_eq!(e.numeric, c.is_numeric(), "U+{u:04X}");

@@ -206,11 +206,14 @@ impl Decoded {
     }
 }
 
+/// The named reference `name` (with its `;`, if any), from a hash map of
+/// [`ENTITIES`] made on first use: a page's `&nbsp;` and `&ndash;` are
+/// found in a hash and a compare, not in a dozen compares of a binary
+/// search.
 fn entity(name: &[u8]) -> Option<&'static [u8]> {
-    ENTITIES
-        .binary_search_by(|(k, _)| (*k).cmp(name))
-        .ok()
-        .map(|i| ENTITIES[i].1)
+    static MAP: std::sync::LazyLock<rustc_hash::FxHashMap<&'static [u8], &'static [u8]>> =
+        std::sync::LazyLock::new(|| ENTITIES.iter().copied().collect());
+    MAP.get(name).copied()
 }
 
 /// Reads the character reference after an `&`; `s` starts after it.
@@ -968,6 +971,27 @@ mod tests {
             assert!(std::str::from_utf8(value).is_ok());
         }
         assert_eq!(entity(b"amp;"), Some(&b"&"[..]));
+        // The map is the table: every name, and names that are not there
+        // (prefixes, other cases, one byte changed) as a search finds them.
+        let search = |name: &[u8]| {
+            ENTITIES
+                .binary_search_by(|(k, _)| (*k).cmp(name))
+                .ok()
+                .map(|i| ENTITIES[i].1)
+        };
+        let mut tried = 0;
+        for (name, value) in ENTITIES.iter() {
+            assert_eq!(entity(name), Some(*value), "{name:?}");
+            let mut others = vec![name[..name.len() - 1].to_vec(), name.to_ascii_uppercase()];
+            let mut changed = name.to_vec();
+            changed[0] ^= 1;
+            others.push(changed);
+            for o in others {
+                assert_eq!(entity(&o), search(&o), "{o:?}");
+                tried += usize::from(search(&o).is_none());
+            }
+        }
+        assert!(tried > 2000, "{tried}");
         assert_eq!(
             entity(b"CounterClockwiseContourIntegral;"),
             Some("∳".as_bytes())

@@ -271,6 +271,14 @@ impl Scan {
     }
 }
 
+impl Scan {
+    /// The visible text is counted: only then do hidden elements and the
+    /// text itself matter, and not only `<meta>`.
+    fn measures(&self) -> bool {
+        matches!(self.sink.text, Out::Measure(_))
+    }
+}
+
 impl Sink for Scan {
     fn open(&mut self, name: &[u8]) -> bool {
         self.sink.open(name)
@@ -279,13 +287,23 @@ impl Sink for Scan {
         self.sink.attr(name, value);
     }
     fn close(&mut self, name: &[u8], self_closing: bool) {
-        self.sink.close(name, self_closing);
+        if self.measures() {
+            self.sink.close(name, self_closing);
+        } else if self.sink.is_meta {
+            // All `close` does when nothing is counted.
+            self.sink.meta_done();
+            self.sink.is_meta = false;
+        }
     }
     fn end(&mut self, name: &[u8]) {
-        self.sink.end(name);
+        if self.measures() {
+            self.sink.end(name);
+        }
     }
     fn text(&mut self, s: &[u8]) {
-        self.sink.text(s);
+        if self.measures() {
+            self.sink.text(s);
+        }
     }
 }
 
@@ -343,6 +361,55 @@ mod tests {
             "Ziņas Sākums Ziņas Rīga & Jūrmala\u{a0}A<b> treknraksts beigas"
         );
         assert!(!v.noindex);
+    }
+
+    /// A scan that counts nothing finds meta robots as the full pass
+    /// does, on markup that opens and closes hidden elements around it.
+    #[test]
+    fn scan_without_counting_finds_noindex() {
+        let pieces = [
+            "<meta name=robots content=noindex>",
+            "<meta content=none name=nlpcrawl>",
+            "<meta name=robots content=index>",
+            "<meta name=description content=noindex>",
+            "<script>",
+            "</script>",
+            "<noscript>",
+            "</noscript>",
+            "<template>",
+            "</template>",
+            "<p>",
+            "Rīga ",
+            "<svg/>",
+            "<meta/>",
+            "<style>",
+            "</style>",
+        ];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut seen = [0usize; 2];
+        for _ in 0..5000 {
+            let mut doc = String::new();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for _ in 0..x % 8 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                doc.push_str(pieces[(x >> 8) as usize % pieces.len()]);
+            }
+            for kind in [Kind::Html, Kind::Xhtml, Kind::Xml] {
+                let want = visible(&doc, kind).noindex;
+                let mut scan = Scan::new(kind, false);
+                markup::tokenize(doc.as_bytes(), mode_of(kind).unwrap(), &mut scan);
+                assert_eq!(scan.noindex(), want, "{doc:?}");
+                let mut counted = Scan::new(kind, true);
+                markup::tokenize(doc.as_bytes(), mode_of(kind).unwrap(), &mut counted);
+                assert_eq!(counted.noindex(), want, "{doc:?}");
+                seen[usize::from(want)] += 1;
+            }
+        }
+        assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
     }
 
     #[test]

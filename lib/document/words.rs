@@ -87,15 +87,24 @@ pub(crate) fn class(c: char) -> Option<Wb> {
         '_' => Wb::ExtendNumLet,
         '\0'..='\u{7F}' => Wb::Other,
         '\u{AA}' | '\u{B5}' | '\u{BA}' => Wb::Letter,
+        // The cedilla joins letters (ALetter) but is no letter itself, so
+        // alone it is no word: the tables have it.
+        '\u{B8}' => return None,
         '\u{C0}'..='\u{24F}' if c != '\u{D7}' && c != '\u{F7}' => Wb::Letter,
         '\u{AD}' => Wb::Extend,
         '\u{B2}' | '\u{B3}' | '\u{B9}' | '\u{BC}'..='\u{BE}' => Wb::OtherAlnum,
         '\u{A0}'..='\u{BF}' | '\u{D7}' | '\u{F7}' => Wb::Other,
-        // U+0345 is alphabetic though it combines; leave it to the tables.
-        '\u{300}'..='\u{344}' | '\u{346}'..='\u{36F}' => Wb::Extend,
+        // U+0345 and U+0363 to U+036F are alphabetic though they combine;
+        // leave them to the tables.
+        '\u{300}'..='\u{344}' | '\u{346}'..='\u{362}' => Wb::Extend,
         '\u{391}'..='\u{3A1}' | '\u{3A3}'..='\u{3A9}' | '\u{3AC}'..='\u{3CE}' => Wb::Letter,
         '\u{400}'..='\u{481}' | '\u{48A}'..='\u{52F}' => Wb::Letter,
         '\u{483}'..='\u{489}' => Wb::Extend,
+        // Dashes, quotation marks and the ellipsis of General
+        // Punctuation, which pages use as much as ASCII punctuation.
+        '\u{2018}' | '\u{2019}' | '\u{2024}' => Wb::MidNumLet,
+        '\u{2027}' => Wb::MidLetter,
+        '\u{2010}'..='\u{2017}' | '\u{201A}'..='\u{2023}' | '\u{2025}' | '\u{2026}' => Wb::Other,
         _ => return None,
     })
 }
@@ -264,7 +273,15 @@ pub(crate) fn words<'t>(text: &'t str, mut f: impl FnMut(&'t str, Kinds)) {
         if i == piece_start {
             if let Some((end, next, kinds)) = plain_piece(b, i) {
                 f(&text[i..end], kinds);
+                // The piece ends at white space or the end, with no word
+                // pending: the white space is passed here, and the next
+                // piece starts after it.
                 i = next;
+                while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+                    i += 1;
+                }
+                piece_start = i;
+                attached = false;
                 continue;
             }
         }
@@ -453,6 +470,27 @@ mod tests {
         assert_eq!(fast, slow, "{text:?}");
     }
 
+    /// Every character `class` knows, between and beside letters, digits
+    /// and the marks the rules weigh, read both ways.
+    #[test]
+    fn each_known_character_in_context() {
+        let context = [
+            "a", "Z", "ā", "9", ".", ":", ",", "'", "_", "\u{301}", " ", "-", "",
+        ];
+        for u in (0..LOWER_TABLE_END).chain(0x2000..0x2070) {
+            let Some(c) = char::from_u32(u).filter(|&c| class(c).is_some()) else {
+                continue;
+            };
+            for x in context {
+                for y in context {
+                    words_both_ways(&format!("{x}{c}{y}"));
+                    words_both_ways(&format!("a{x}{c}{y}b"));
+                    words_both_ways(&format!("1{x}{c}{y}2"));
+                }
+            }
+        }
+    }
+
     #[test]
     fn segmentation_matches_unicode_words() {
         for t in [
@@ -471,7 +509,7 @@ mod tests {
         // Random strings from an alphabet of the characters the rules
         // care about.
         let alphabet: Vec<char> =
-            "aZā9ж_.':,;-\u{AD}\u{301}\u{345} \u{a0}語ά·\u{2019}\u{5d0}ĀÉ×÷ɐ\u{24F}!\")\t\n\u{b}"
+            "aZā9ж_.':,;-\u{AD}\u{301}\u{345} \u{a0}語ά·\u{2019}\u{5d0}ĀÉ×÷ɐ\u{24F}!\")\t\n\u{b}–—‘„“”…\u{2024}\u{2027}\u{2028}"
                 .chars()
                 .collect();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;

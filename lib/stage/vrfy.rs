@@ -328,7 +328,13 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     // This comes before the charset filter so that an image served as
     // text/html is called what it is.
     let doc = charset::decode(body, &det);
-    let q = Quality::of(&doc);
+    // A text without controls or replacements passes both tests whatever
+    // its other counts, which are then not taken.
+    let q = if Quality::clean(&doc) {
+        Quality::default()
+    } else {
+        Quality::of(&doc)
+    };
     if q.controls as f64 > q.chars as f64 * BINARY_SHARE {
         return v.reject(Rejection::Binary);
     }

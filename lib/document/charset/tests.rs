@@ -482,3 +482,42 @@ fn quality_whole_and_in_pieces_agrees_with_characters() {
         assert_eq!(q, want, "{s:?} cut at {cut}");
     }
 }
+
+/// `Quality::clean` against the counts: clean exactly when there is no
+/// control and nothing replaced, at every alignment of the eight-byte
+/// words and in the tail after them.
+#[test]
+fn clean_is_no_control_and_nothing_replaced() {
+    let pieces = [
+        "Rīga ", "abcdefg", " ", "\t", "\n", "\r", "\x0C", "\x0B", "\0", "\x1B", "\x1F", "\x7F",
+        "\u{80}", "\u{9F}", "\u{A0}", "©", "\u{FFFD}", "\u{FFFE}", "\u{FEFF}", "\u{EFFF}", "ūdens",
+        "语", "🙂",
+    ];
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut clean = 0;
+    for round in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mut s = "a".repeat(round % 9);
+        // Mostly clean pieces, so that one bad piece anywhere is tried.
+        for _ in 0..x % 40 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let r = (x >> 16) as usize;
+            let p = if r.is_multiple_of(5) {
+                pieces[(r >> 3) % pieces.len()]
+            } else {
+                pieces[(r >> 3) % 2]
+            };
+            s.push_str(p);
+        }
+        let q = Quality::of(&s);
+        let want = q.controls == 0 && q.replaced == 0;
+        assert_eq!(Quality::clean(&s), want, "{s:?}");
+        clean += usize::from(want);
+    }
+    // Both answers were given often.
+    assert!(clean > 2000 && clean < 18_000, "{clean}");
+}

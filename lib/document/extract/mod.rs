@@ -118,7 +118,7 @@ fn measure(raw: Raw, mut letters: Option<&mut Vec<Span>>) -> Judged {
         if let Some(l) = letters.as_deref_mut() {
             tally::note(l, &raw.text, w, kinds);
         }
-        let bits = stop::langs_of_any(w, kinds);
+        let bits = stop::langs_of_in(&raw.text, w, kinds);
         if bits == 0 {
             return;
         }

@@ -557,6 +557,53 @@ pub(crate) fn langs_of_any(w: &str, kinds: Kinds) -> u8 {
     table().get(u128::from_le_bytes(k))
 }
 
+/// [`langs_of_any`] of word `w`, a slice of `text` (the block the
+/// segmenter read it from). An ASCII word's key is read straight from the
+/// text, sixteen bytes at once, masked to the word's length and lowercased
+/// eight bytes at a time, where sixteen bytes of the text are there; a
+/// word past ASCII longer than any stop word with no character of three
+/// bytes or more is on no list, for lowercasing such a word never makes it
+/// shorter in bytes (tests::two_byte_lowercase_never_shrinks). The rest
+/// goes the way of [`langs_of_any`].
+#[inline]
+pub(crate) fn langs_of_in(text: &str, w: &str, kinds: Kinds) -> u8 {
+    let n = w.len();
+    if kinds.ascii {
+        if n > LONGEST_BYTES {
+            return 0;
+        }
+        // `w` lies in `text`, so this is its offset there; anything else
+        // finds no sixteen bytes and takes the long way.
+        let at = (w.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+        if let Some(s) = text
+            .as_bytes()
+            .get(at..)
+            .and_then(|s| s.first_chunk::<16>())
+        {
+            // n is at most 10: the shift stays inside the u128.
+            let mut k = u128::from_le_bytes(*s) & ((1u128 << (8 * n)) - 1);
+            if kinds.upper {
+                k = ascii_lower(k);
+            }
+            return table().get(k);
+        }
+    } else if n > LONGEST_BYTES && !w.bytes().any(|c| c >= 0xE0) {
+        return 0;
+    }
+    langs_of_any(w, kinds)
+}
+
+/// `k`'s bytes, all ASCII, with 'A' to 'Z' lowercased: a byte plus 0x3F
+/// reaches bit 7 when it is at least 'A', plus 0x25 when it is past 'Z',
+/// and neither sum leaves its byte.
+#[inline]
+fn ascii_lower(k: u128) -> u128 {
+    const ONES: u128 = u128::from_le_bytes([1; 16]);
+    let at_least_a = k + ONES * (0x80 - u128::from(b'A'));
+    let past_z = k + ONES * (0x80 - u128::from(b'Z') - 1);
+    k | ((at_least_a & !past_z & (ONES * 0x80)) >> 2)
+}
+
 /// Lowercases `w` into `k` a byte at a time in ASCII and by the two-byte
 /// table past it: Some(true) when done, Some(false) when the lowercase
 /// is longer than [`LONGEST_BYTES`] (or empty), None when `w` holds a
@@ -583,7 +630,9 @@ fn lower_by_table(w: &[u8], k: &mut [u8; 16]) -> Option<bool> {
             if n + len > LONGEST_BYTES {
                 return Some(false);
             }
-            k.get_mut(n..n + len)?.copy_from_slice(e.bytes.get(..len)?);
+            // All four bytes, for a copy of fixed size: those past `len`
+            // are 0 (lower.rs's tests), as the key's are past the word.
+            k.get_mut(n..n + 4)?.copy_from_slice(&e.bytes);
             n += len;
             i += 2;
         } else {
@@ -649,6 +698,133 @@ mod tests {
         }
         assert_eq!(any("Rīga"), 0);
         assert_eq!(any("THEREFOREANDSO"), 0);
+    }
+
+    #[test]
+    fn two_byte_lowercase_never_shrinks() {
+        for u in 0u32..0x800 {
+            let Some(c) = char::from_u32(u) else {
+                continue;
+            };
+            let low: String = c.to_lowercase().collect();
+            assert!(low.len() >= c.len_utf8(), "U+{u:04X}");
+            if let Some(l) = lowercase_of(c) {
+                assert!(l.len_utf8() >= c.len_utf8(), "U+{u:04X}");
+            }
+        }
+    }
+
+    /// The fast way in [`langs_of_in`] against [`langs_of_any`], for words
+    /// as the segmenter gives them, anywhere in their text (near its end
+    /// too, where sixteen bytes are not there): stop words in any case,
+    /// other words, non-ASCII and long ones.
+    #[test]
+    fn in_text_is_any_case() {
+        let mut words: Vec<String> = LISTS
+            .iter()
+            .flat_map(|l| l.iter())
+            .flat_map(|w| [w.to_string(), w.to_uppercase(), capitalised(w)])
+            .collect();
+        words.extend(
+            [
+                "Rīga",
+                "galvaspilsēta",
+                "GALVASPILSĒTA",
+                "ŠAJĀ",
+                "Şajā",
+                "İt",
+                "KAS",
+                "kasa",
+                "theREFORE",
+                "@the",
+                "[un]",
+                "Z",
+                "z",
+                "1918",
+                "ab12",
+                "ǅ",
+                "ﬃ",
+                "語",
+                "ẞ",
+                "aaaaaaaaaaaaaaaaaaa",
+                "ÜBER",
+                "über",
+                "ĀĀĀĀĀĀ",
+                "kĀ",
+                "Kā",
+                "\u{212A}as",
+            ]
+            .map(String::from),
+        );
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut tried = 0;
+        let mut found = 0;
+        for _ in 0..30 {
+            let mut text = String::new();
+            let mut spans = Vec::new();
+            for _ in 0..200 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let w = &words[(x >> 8) as usize % words.len()];
+                let start = text.len();
+                text.push_str(w);
+                spans.push(start..text.len());
+                text.push_str(["", " ", ", ", "\u{a0}", "-"][(x >> 40) as usize % 5]);
+            }
+            crate::document::words::words(&text, |w, kinds| {
+                let bits = langs_of_any(w, kinds);
+                assert_eq!(langs_of_in(&text, w, kinds), bits, "{w:?}");
+                tried += 1;
+                found += usize::from(bits != 0);
+            });
+            // Words at the very end, and a word not in the text.
+            for r in spans.iter().rev().take(3) {
+                let w = &text[r.clone()];
+                let kinds = kinds_of(w);
+                assert_eq!(
+                    langs_of_in(&text, w, kinds),
+                    langs_of_any(w, kinds),
+                    "{w:?}"
+                );
+                assert_eq!(langs_of_in("", w, kinds), langs_of_any(w, kinds), "{w:?}");
+            }
+        }
+        assert!(tried > 3000 && found * 4 > tried, "{found} of {tried}");
+    }
+
+    fn capitalised(w: &str) -> String {
+        let mut cs = w.chars();
+        let first: String = cs.next().into_iter().flat_map(char::to_uppercase).collect();
+        first + cs.as_str()
+    }
+
+    fn kinds_of(w: &str) -> Kinds {
+        Kinds {
+            letter: true,
+            ascii: w.is_ascii(),
+            upper: w.bytes().any(|b| b.is_ascii_uppercase()),
+        }
+    }
+
+    #[test]
+    fn ascii_lower_is_bytewise() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..100_000 {
+            let mut b = [0u8; 16];
+            for c in b.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *c = (x >> 20) as u8 & 0x7F;
+            }
+            let want = b.map(|c| c.to_ascii_lowercase());
+            assert_eq!(
+                ascii_lower(u128::from_le_bytes(b)),
+                u128::from_le_bytes(want),
+                "{b:?}"
+            );
+        }
     }
 
     #[test]
