@@ -756,6 +756,25 @@ fn a_host_that_moved_is_resolved_again_and_fetched_from_its_new_address() {
     assert_consistent(&st, true);
 }
 
+/// The `i`-th record of a planted frontier: SCANNED, fetched a day
+/// before `T`, or 20 days before (due) when `i` is a multiple of `every`.
+fn planted(i: usize, every: usize) -> Record {
+    let mut r = Record::new(
+        &format!("http://h{}.example.lv/p/{i}", i % 50),
+        T - 30 * DAY,
+    );
+    r.state = State::Scanned;
+    r.addr = "192.0.2.1".into();
+    r.status = 200;
+    r.fetched = if i % every == 0 {
+        T - 20 * DAY
+    } else {
+        T - DAY
+    };
+    r.changed = r.fetched;
+    r
+}
+
 /// Plants `n` SCANNED records fetched a day before `T`, of which every
 /// `n / due`-th was fetched 20 days before (due under the default ten
 /// days); runs one pass at `T` moving `batch` records a transaction.
@@ -764,25 +783,7 @@ fn a_host_that_moved_is_resolved_again_and_fetched_from_its_new_address() {
 fn pass_over(n: usize, due: usize, batch: usize) -> (usize, u64, u64, u64) {
     let c = Crawl::new();
     let st = c.store();
-    let every = n / due;
-    let recs: Vec<Record> = (0..n)
-        .map(|i| {
-            let mut r = Record::new(
-                &format!("http://h{}.example.lv/p/{i}", i % 50),
-                T - 30 * DAY,
-            );
-            r.state = State::Scanned;
-            r.addr = "192.0.2.1".into();
-            r.status = 200;
-            r.fetched = if i % every == 0 {
-                T - 20 * DAY
-            } else {
-                T - DAY
-            };
-            r.changed = r.fetched;
-            r
-        })
-        .collect();
+    let recs: Vec<Record> = (0..n).map(|i| planted(i, n / due)).collect();
     let mut w = st.write().expect("write");
     w.insert_batch(&recs).expect("insert");
     w.commit().expect("commit");
@@ -843,25 +844,9 @@ fn written_by_this_thread() -> u64 {
 fn pass_in_pages(n: usize, due: usize, pages: usize) -> (usize, u64, u64) {
     let c = Crawl::new();
     let st = c.store();
-    let every = n / due;
     for start in (0..n).step_by(10_000) {
         let recs: Vec<Record> = (start..(start + 10_000).min(n))
-            .map(|i| {
-                let mut r = Record::new(
-                    &format!("http://h{}.example.lv/p/{i}", i % 50),
-                    T - 30 * DAY,
-                );
-                r.state = State::Scanned;
-                r.addr = "192.0.2.1".into();
-                r.status = 200;
-                r.fetched = if i % every == 0 {
-                    T - 20 * DAY
-                } else {
-                    T - DAY
-                };
-                r.changed = r.fetched;
-                r
-            })
+            .map(|i| planted(i, n / due))
             .collect();
         let mut w = st.write().expect("write");
         w.insert_batch(&recs).expect("insert");
