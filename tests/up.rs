@@ -766,7 +766,7 @@ fn planted(i: usize, every: usize) -> Record {
     r.state = State::Scanned;
     r.addr = "192.0.2.1".into();
     r.status = 200;
-    r.fetched = if i % every == 0 {
+    r.fetched = if i.is_multiple_of(every) {
         T - 20 * DAY
     } else {
         T - DAY
