@@ -37,9 +37,31 @@ pub(super) fn due(gathered: usize, in_store: usize, since: Duration) -> bool {
     gathered > 0 && ((in_store == 0 && since >= SPACING) || gathered >= MOST || since >= EVERY)
 }
 
+/// How long till [`due`] turns true by the spacing alone, when the
+/// storer is idle and results are gathered; None when it does not wait on
+/// the spacing (nothing gathered, a batch in the storer, whose reply the
+/// loop looks for anyway, or the spacing over).
+pub(super) fn spacing_left(gathered: usize, in_store: usize, since: Duration) -> Option<Duration> {
+    let left = SPACING.saturating_sub(since);
+    (gathered > 0 && in_store == 0 && !left.is_zero()).then_some(left)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_spacing_left_ends_where_results_are_due() {
+        for ms in [0, 1, 7, 19] {
+            let since = Duration::from_millis(ms);
+            let left = spacing_left(3, 0, since).expect("waits on the spacing");
+            assert!(!due(3, 0, since));
+            assert!(due(3, 0, since + left));
+        }
+        assert_eq!(spacing_left(3, 0, SPACING), None);
+        assert_eq!(spacing_left(0, 0, Duration::ZERO), None);
+        assert_eq!(spacing_left(3, 1, Duration::ZERO), None);
+    }
 
     #[test]
     fn results_go_at_once_to_an_idle_storer() {

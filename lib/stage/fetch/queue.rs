@@ -482,11 +482,12 @@ impl Fetcher<'_> {
         // Results gathered go to an idle storer once the spacing is over
         // (while a batch is in the storer, the writer's reply is awaited
         // as above).
-        if !self.outcomes.is_empty() && self.handed.is_empty() {
-            let left = super::group::SPACING.saturating_sub(self.last_commit.elapsed());
-            if !left.is_zero() {
-                w = w.min(left);
-            }
+        if let Some(left) = super::group::spacing_left(
+            self.outcomes.len(),
+            self.handed.len(),
+            self.last_commit.elapsed(),
+        ) {
+            w = w.min(left);
         }
         // Also while requests are in flight: a burst due meanwhile leaves
         // on time rather than at the next answer. A burst already due that

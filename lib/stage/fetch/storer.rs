@@ -6,8 +6,9 @@
 //! sent no request meanwhile. Here a batch's bodies are written under
 //! temporary names without syncing, synced together, renamed into place
 //! and their names synced (`cache::write_durable`); only then does the
-//! commit that moves their records to FRESH go to the writer. Kill-safety is as before: a record is FRESH only once its body
-//! is durable under its final name, and a killed storer leaves temporary
+//! commit that moves their records to FRESH go to the writer.
+//! Kill-safety is as before: a record is FRESH only once its body is
+//! durable under its final name, and a killed storer leaves temporary
 //! files that the next fetcher removes.
 //!
 //! Batches are stored and committed in the order they were given, so a

@@ -80,8 +80,8 @@ impl Writer {
     /// Another way in for tasks, in the order they arrive (the storer's).
     /// Each task sent through it is announced with [`Writer::expect`].
     pub(super) fn sender(&self) -> Sender<Task<Reply>> {
-        let (tx, _) = channel();
-        self.tasks.clone().unwrap_or(tx)
+        // Once closed, a sender whose tasks go nowhere.
+        self.tasks.clone().unwrap_or_else(|| channel().0)
     }
 
     /// Counts a task that is on its way through another sender.
