@@ -28,20 +28,6 @@ fn b64(s: &str) -> Vec<u8> {
     data_encoding::BASE64.decode(s.as_bytes()).expect("base64")
 }
 
-/// The Python that has warcio: `$NLPCRAWL_PYTHON` (the Makefile sets it),
-/// else the virtual environment `make venv` makes, else python3.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("NLPCRAWL_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/venv/bin/python3");
-    if venv.exists() {
-        venv
-    } else {
-        "python3".into()
-    }
-}
-
 /// Reads `warc` back with warcio; one JSON object per record. Fails the
 /// test, saying what to install, when python3 or warcio is missing: CI
 /// installs both (warcio in target/venv, by `make venv`), so a silent skip

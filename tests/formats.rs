@@ -221,19 +221,6 @@ fn json_lines_hold_each_page_with_its_record() {
     );
 }
 
-/// The Python that has warcio, as tests/dump.rs finds it.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("NLPCRAWL_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/venv/bin/python3");
-    if venv.exists() {
-        venv
-    } else {
-        "python3".into()
-    }
-}
-
 /// Reads a WARC file back with warcio (tests/data/warc_read.py), payloads
 /// included; fails, saying what to install, without python3 or warcio.
 fn warcio(warc: &Path) -> Vec<Value> {

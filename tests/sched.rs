@@ -233,19 +233,6 @@ fn dirty_records_are_handed_out_earliest_due_first() {
     assert_eq!(rest, order[2..]);
 }
 
-/// Runs `bin --once ARGS` with the crawl's clock `ahead` seconds on.
-fn run_ahead(c: &Crawl, ahead: u64, bin: &str, args: &[&str]) -> String {
-    let o = c
-        .cmd(bin)
-        .env(clock::OFFSET_VAR, ahead.to_string())
-        .arg("--once")
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{bin}: {}", stderr(&o));
-    stderr(&o)
-}
-
 /// FRESH records to SCANNED, as nlpc-vrfy and nlpc-scan would.
 fn scan_fresh(st: &Store) {
     let mut keys = Vec::new();
@@ -294,8 +281,8 @@ fn a_page_that_changes_is_fetched_more_often_than_one_answering_304() {
     let mut days = Vec::new();
     for day in 0..=40u64 {
         srv.route("/changing", Reply::html(format!("version of day {day}")));
-        run_ahead(&c, day * DAY, "nlpc-up", &up);
-        run_ahead(&c, day * DAY, "nlpc-fetch", &fetch);
+        c.once_ahead(day * DAY, "nlpc-up", &up);
+        c.once_ahead(day * DAY, "nlpc-fetch", &fetch);
         scan_fresh(&c.store());
         days.push((day, srv.hits().len()));
     }
@@ -340,9 +327,9 @@ fn a_rejected_page_waits_twice_as_long_each_time_and_its_body_is_not_kept() {
     let mut days = Vec::new();
     let mut rejections = 0;
     for day in 0..=33u64 {
-        run_ahead(&c, day * DAY, "nlpc-up", &up);
-        run_ahead(&c, day * DAY, "nlpc-fetch", &fetch);
-        let log = run_ahead(&c, day * DAY, "nlpc-vrfy", &vrfy);
+        c.once_ahead(day * DAY, "nlpc-up", &up);
+        c.once_ahead(day * DAY, "nlpc-fetch", &fetch);
+        let log = c.once_ahead(day * DAY, "nlpc-vrfy", &vrfy);
         days.push((day, srv.hits().len()));
         if log.contains("rejected") {
             rejections += 1;

@@ -537,19 +537,6 @@ fn verify_and_scan(c: &Crawl, url: &str) {
     w.commit().unwrap();
 }
 
-/// Runs `bin --once ARGS` with the crawl's clock `offset` seconds ahead.
-fn run_ahead(c: &Crawl, offset: u64, bin: &str, args: &[&str]) -> String {
-    let o = c
-        .cmd(bin)
-        .env(clock::OFFSET_VAR, offset.to_string())
-        .arg("--once")
-        .args(args)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{bin}: {}", stderr(&o));
-    stderr(&o)
-}
-
 #[test]
 fn history_after_two_changed_refetches() {
     let c = Crawl::new();
@@ -564,15 +551,15 @@ fn history_after_two_changed_refetches() {
             .header("ETag", "\"e0\"")
             .header("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT"),
     );
-    run_ahead(&c, 0, "nlpc-fetch", &fetch);
+    c.once_ahead(0, "nlpc-fetch", &fetch);
     verify_and_scan(&c, &url);
 
     // Ten days on it expires; the conditional re-fetch gets a 304 and
     // nothing is archived.
-    let log = run_ahead(&c, 10 * DAY, "nlpc-up", &[]);
+    let log = c.once_ahead(10 * DAY, "nlpc-up", &[]);
     assert!(log.contains(&format!("expired {url}")), "{log}");
     assert_eq!(record(&c.store(), &url).state, State::Dirty);
-    run_ahead(&c, 10 * DAY, "nlpc-fetch", &fetch);
+    c.once_ahead(10 * DAY, "nlpc-fetch", &fetch);
     let hit = srv.page_hits().pop().unwrap();
     assert_eq!(hit.headers.get("if-none-match").unwrap(), "\"e0\"");
     assert_eq!(
@@ -590,8 +577,8 @@ fn history_after_two_changed_refetches() {
             Reply::html(*body).header("ETag", &format!("\"e{i}\"")),
         );
         let ahead = (10 + 10 * i as u64) * DAY;
-        run_ahead(&c, ahead, "nlpc-up", &[]);
-        run_ahead(&c, ahead, "nlpc-fetch", &fetch);
+        c.once_ahead(ahead, "nlpc-up", &[]);
+        c.once_ahead(ahead, "nlpc-fetch", &fetch);
         let r = record(&c.store(), &url);
         assert_eq!((r.state, r.status), (State::Fresh, 200));
         fetched.push(r.fetched);

@@ -63,6 +63,19 @@ impl Crawl {
     pub fn run(&self, bin: &str, args: &[&str]) -> Output {
         self.cmd(bin).args(args).output().expect("run executable")
     }
+    /// Runs `bin --once ARGS` with the crawl's clock `ahead` seconds on,
+    /// failing the test unless it exits 0; its log.
+    pub fn once_ahead(&self, ahead: u64, bin: &str, args: &[&str]) -> String {
+        let o = self
+            .cmd(bin)
+            .env(nlpcrawl::run::clock::OFFSET_VAR, ahead.to_string())
+            .arg("--once")
+            .args(args)
+            .output()
+            .expect("run executable");
+        assert_eq!(o.status.code(), Some(0), "{bin}: {}", stderr(&o));
+        stderr(&o)
+    }
     /// Plants a record in `state` with `body` in the file cache.
     pub fn plant(
         &self,
@@ -80,6 +93,20 @@ impl Crawl {
         let key = insert_new(st, &r);
         self.cache().write(&key, body).expect("cache write");
         key
+    }
+}
+
+/// The Python that has warcio: `$NLPCRAWL_PYTHON` (the Makefile sets it),
+/// else the virtual environment `make venv` makes, else python3.
+pub fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("NLPCRAWL_PYTHON").filter(|p| !p.is_empty()) {
+        return p.into();
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/venv/bin/python3");
+    if venv.exists() {
+        venv
+    } else {
+        "python3".into()
     }
 }
 
