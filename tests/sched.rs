@@ -322,10 +322,19 @@ fn a_lease_writes_the_records_and_not_their_schedule() {
             assert!(w.lease_key(k, State::Dirty, lease).unwrap().is_some());
         }
     });
-    let sched = st.shape().unwrap().trees.into_iter().find(|t| t.name == "sched").unwrap();
+    let sched = st
+        .shape()
+        .unwrap()
+        .trees
+        .into_iter()
+        .find(|t| t.name == "sched")
+        .unwrap();
     eprintln!("{m} records of {n}: rewritten {alone} pages, leased {leased}; sched {sched:?}");
     // The schedule alone would add a leaf for nearly every record.
-    assert!(sched.leaf as usize > m, "sched too small to tell: {sched:?}");
+    assert!(
+        sched.leaf as usize > m,
+        "sched too small to tell: {sched:?}"
+    );
     assert!(
         leased <= alone + (m / 10) as u64,
         "leasing {m} records wrote {leased} pages, rewriting them {alone}"
