@@ -312,6 +312,10 @@ pub struct Report {
     /// The most pages one of its commits wrote (the pages its transaction
     /// dirtied and LMDB held in the heap), where the kernel says.
     pub most_pages: u64,
+    /// The records a transaction looks at, as learned from the pages the
+    /// last one wrote (0: nothing learned yet): where the pass's next
+    /// chunk of due records starts, rather than from the estimate again.
+    pub pace: usize,
 }
 
 impl Report {
@@ -441,7 +445,10 @@ fn move_keys(
     // tree they are written in and share its branch pages (every record
     // here is moved now, so their order is free).
     keys.sort_unstable();
-    let mut batch = batch_for(&store.trees()?, cfg.pages, cfg.batch, keys.len());
+    let mut batch = match rep.pace {
+        0 => batch_for(&store.trees()?, cfg.pages, cfg.batch, keys.len()),
+        learned => learned,
+    };
     debug!("{} records to look at, {batch} a transaction", keys.len());
     let mut rest = &keys[..];
     while !rest.is_empty() {
@@ -488,6 +495,7 @@ fn move_keys(
         if let Some(pages) = w.commit_pages()? {
             rep.most_pages = rep.most_pages.max(pages);
             batch = next_batch(batch, chunk.len(), pages, cfg.pages, cfg.batch);
+            rep.pace = batch;
         }
     }
     Ok(())
