@@ -41,6 +41,19 @@ fn due_list(st: &Store, state: State, until: u64) -> Vec<(Key, u64)> {
     v
 }
 
+/// The DIRTY records nlpc-fetch would be handed, in order.
+fn input(st: &Store) -> Vec<Key> {
+    let mut v = Vec::new();
+    st.read()
+        .unwrap()
+        .walk_input(State::Dirty, None, |k| {
+            v.push(k);
+            Ok(true)
+        })
+        .unwrap();
+    v
+}
+
 fn set(st: &Store, k: &Key, f: impl FnOnce(&mut Record)) {
     let mut w = st.write().unwrap();
     let mut r = w.get(k).unwrap().unwrap();
@@ -68,19 +81,27 @@ fn the_due_index_follows_every_move_and_an_aborted_one_leaves_it_as_it_was() {
     assert_eq!(due_list(&st, State::Scanned, T + p.ttexp - 1).len(), 1);
     assert!(st.read().unwrap().sched_entry(&n).unwrap().is_none());
 
-    // SCANNED → DIRTY keeps the time it fell due; leased, it leaves the
-    // index; given back, it returns to its place.
+    // SCANNED → DIRTY keeps the time it fell due; leased, it keeps its
+    // place (its schedule entry untouched) but is no longer handed out;
+    // given back, it is handed out again from there.
     set(&st, &b, |r| r.state = State::Dirty);
     assert_eq!(due_list(&st, State::Scanned, u64::MAX), [(a, T + p.ttexp)]);
     assert_eq!(
         due_list(&st, State::Dirty, u64::MAX),
         [(b, T - 5 * DAY + p.ttexp)]
     );
+    assert_eq!(input(&st), [b]);
+    let entry = st.read().unwrap().sched_entry(&b).unwrap();
     let lease = Lease { pid: 1, time: 1 };
     let mut w = st.write().unwrap();
     let rec = w.lease_key(&b, State::Dirty, lease).unwrap().unwrap();
     w.commit().unwrap();
-    assert!(due_list(&st, State::Dirty, u64::MAX).is_empty());
+    assert_eq!(
+        due_list(&st, State::Dirty, u64::MAX),
+        [(b, T - 5 * DAY + p.ttexp)]
+    );
+    assert_eq!(st.read().unwrap().sched_entry(&b).unwrap(), entry);
+    assert!(input(&st).is_empty(), "a leased record handed out");
     assert_consistent(&st, false);
     let mut w = st.write().unwrap();
     assert!(w.finish(&b, &rec, lease).unwrap());
@@ -89,6 +110,7 @@ fn the_due_index_follows_every_move_and_an_aborted_one_leaves_it_as_it_was() {
         due_list(&st, State::Dirty, u64::MAX),
         [(b, T - 5 * DAY + p.ttexp)]
     );
+    assert_eq!(input(&st), [b]);
 
     // A changed re-fetch (DIRTY → FRESH with another hash) halves the
     // page's interval; back in SCANNED it is due that much after its fetch.
@@ -231,6 +253,95 @@ fn dirty_records_are_handed_out_earliest_due_first() {
         })
         .unwrap();
     assert_eq!(rest, order[2..]);
+}
+
+/// Bytes this thread has handed to write calls (/proc/thread-self/io):
+/// LMDB writes each page a transaction dirtied at its commit.
+fn written_by_this_thread() -> u64 {
+    let io = std::fs::read_to_string("/proc/thread-self/io").expect("/proc/thread-self/io");
+    io.lines()
+        .find_map(|l| l.strip_prefix("wchar:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("wchar in /proc/thread-self/io")
+}
+
+/// Pages written by the commit of one transaction that `f` fills.
+fn pages_written(st: &Store, f: impl FnOnce(&mut store::Write<'_>)) -> u64 {
+    let before = written_by_this_thread();
+    let mut w = st.write().unwrap();
+    f(&mut w);
+    w.commit().unwrap();
+    (written_by_this_thread() - before) / 4096
+}
+
+/// Issue 17's scale goal: in a database large enough that records far
+/// apart share no leaf, leasing DIRTY records writes their records and
+/// the small DIRTY part of the state index, and nothing of the schedule or
+/// the due index (which would cost a leaf and branch pages of their own
+/// for each record); the leased records keep their place and are not
+/// handed out.
+#[test]
+fn a_lease_writes_the_records_and_not_their_schedule() {
+    let c = Crawl::new();
+    let st = c.store();
+    let (n, m) = (40_000, 400);
+    for start in (0..n).step_by(10_000) {
+        let recs: Vec<Record> = (start..start + 10_000)
+            .map(|i| {
+                let mut r = Record::new(&format!("http://h{}.test/p/{i}", i % 50), 1);
+                r.state = if i % (n / m) == 0 {
+                    State::Dirty
+                } else {
+                    State::Scanned
+                };
+                r.addr = "192.0.2.1".into();
+                r.changed = T - (i as u64 % 1000);
+                r.fetched = r.changed;
+                r
+            })
+            .collect();
+        let mut w = st.write().unwrap();
+        w.insert_batch(&recs).unwrap();
+        w.commit().unwrap();
+    }
+    let keys = input(&st);
+    assert_eq!(keys.len(), m);
+    let due_before = due_list(&st, State::Dirty, u64::MAX);
+    // What writing those records alone costs: each rewritten in place,
+    // its state and schedule unchanged.
+    let alone = pages_written(&st, |w| {
+        for k in &keys {
+            let mut r = w.get(k).unwrap().unwrap();
+            r.reason = "looked at".into();
+            w.update(k, &r).unwrap();
+        }
+    });
+    let lease = Lease { pid: 1, time: 1 };
+    let leased = pages_written(&st, |w| {
+        for k in &keys {
+            assert!(w.lease_key(k, State::Dirty, lease).unwrap().is_some());
+        }
+    });
+    let sched = st
+        .shape()
+        .unwrap()
+        .trees
+        .into_iter()
+        .find(|t| t.name == "sched")
+        .unwrap();
+    eprintln!("{m} records of {n}: rewritten {alone} pages, leased {leased}; sched {sched:?}");
+    // The schedule alone would add a leaf for nearly every record.
+    assert!(
+        sched.leaf as usize > m,
+        "sched too small to tell: {sched:?}"
+    );
+    assert!(
+        leased <= alone + (m / 10) as u64,
+        "leasing {m} records wrote {leased} pages, rewriting them {alone}"
+    );
+    assert_eq!(due_list(&st, State::Dirty, u64::MAX), due_before);
+    assert!(input(&st).is_empty(), "leased records handed out");
+    assert_consistent(&st, false);
 }
 
 /// FRESH records to SCANNED, as nlpc-vrfy and nlpc-scan would.

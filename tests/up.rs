@@ -893,3 +893,44 @@ fn a_pass_bounds_its_transactions_by_the_pages_they_dirty() {
         "commits with 8x the budget ({roomy_commits}) and with it ({large_commits})"
     );
 }
+
+/// Issue 17's scale goal, nlpc-up's memory flat whatever is due: a pass
+/// holds the keys of at most `chunk` due records at once, and each of its
+/// commits writes (so its transaction held) about the pages it may dirty,
+/// as counted at the commit, not estimated; and it still moves every due
+/// record across chunks and transactions.
+#[test]
+fn a_pass_holds_a_bounded_number_of_keys_and_pages() {
+    let c = Crawl::new();
+    let st = c.store();
+    let (n, due) = (40_000, 2_000);
+    for start in (0..n).step_by(10_000) {
+        let recs: Vec<Record> = (start..start + 10_000)
+            .map(|i| planted(i, n / due))
+            .collect();
+        let mut w = st.write().expect("write");
+        w.insert_batch(&recs).expect("insert");
+        w.commit().expect("commit");
+    }
+    let (chunk, pages) = (300, 64);
+    let cfg = nlpcrawl::stage::up::Config {
+        chunk,
+        pages,
+        ..Default::default()
+    };
+    nlpcrawl::stage::up::sync_policy(&st, &cfg).expect("policy");
+    let rep = nlpcrawl::stage::up::pass(&st, &c.cache(), &cfg, T).expect("pass");
+    eprintln!("{rep:?}");
+    assert_eq!(rep.expired, due);
+    assert_eq!(rep.held, chunk, "keys held at once");
+    assert!(rep.most_pages > 0, "no commit counted");
+    assert!(
+        rep.most_pages as f64 <= 1.25 * pages as f64,
+        "a commit wrote {} pages, budget {pages}",
+        rep.most_pages
+    );
+    let rd = st.read().expect("read");
+    assert_eq!(rd.count(State::Dirty, false).expect("count"), due as u64);
+    drop(rd);
+    assert_consistent(&st, true);
+}

@@ -43,6 +43,9 @@ pub struct Config {
     pub select: Selector,
     /// Records moved per write transaction at the most.
     pub batch: usize,
+    /// Due records a timed pass holds at once (their keys, read from one
+    /// snapshot, then moved): a bound on its heap whatever is due.
+    pub chunk: usize,
     /// Pages a write transaction may dirty, by [`batch_for`]'s estimate.
     /// LMDB holds the pages a write transaction dirties in the heap until
     /// the commit. In a small database the records moved share pages; in
@@ -65,6 +68,7 @@ impl Default for Config {
             ttaddr: DAY,
             select: Selector::default(),
             batch: 4096,
+            chunk: CHUNK,
             // 4 MB of dirty pages (scripts/bench/scale).
             pages: 1024,
         }
@@ -303,6 +307,15 @@ pub struct Report {
     pub revived: usize,
     pub killed: usize,
     pub pruned: usize,
+    /// The most records' keys held at once.
+    pub held: usize,
+    /// The most pages one of its commits wrote (the pages its transaction
+    /// dirtied and LMDB held in the heap), where the kernel says.
+    pub most_pages: u64,
+    /// The records a transaction looks at, as learned from the pages the
+    /// last one wrote (0: nothing learned yet): where the pass's next
+    /// chunk of due records starts, rather than from the estimate again.
+    pub pace: usize,
 }
 
 impl Report {
@@ -331,8 +344,9 @@ impl std::fmt::Display for Report {
 }
 
 /// Keys looked at per read snapshot, so no snapshot lives long on a large
-/// database (a long reader keeps LMDB from reusing pages).
-const CHUNK: usize = 65_536;
+/// database (a long reader keeps LMDB from reusing pages), and the heap
+/// holds at most this many (512 KB of keys) whatever is due.
+const CHUNK: usize = 16_384;
 
 fn log_move(before: &Record, after: &Record, a: Action) {
     match a {
@@ -417,7 +431,7 @@ type Decide<'a> = dyn Fn(&Write<'_>, &Key, &Record) -> Result<Vec<Action>> + 'a;
 fn move_keys(
     store: &Store,
     cache: &Cache,
-    keys: &[Key],
+    mut keys: Vec<Key>,
     cfg: &Config,
     rep: &mut Report,
     now: u64,
@@ -426,14 +440,20 @@ fn move_keys(
     if keys.is_empty() {
         return Ok(());
     }
+    rep.held = rep.held.max(keys.len());
     // In key order, a transaction's records lie near each other in every
     // tree they are written in and share its branch pages (every record
     // here is moved now, so their order is free).
-    let mut keys = keys.to_vec();
     keys.sort_unstable();
-    let batch = batch_for(&store.trees()?, cfg.pages, cfg.batch, keys.len());
+    let mut batch = match rep.pace {
+        0 => batch_for(&store.trees()?, cfg.pages, cfg.batch, keys.len()),
+        learned => learned,
+    };
     debug!("{} records to look at, {batch} a transaction", keys.len());
-    for chunk in keys.chunks(batch) {
+    let mut rest = &keys[..];
+    while !rest.is_empty() {
+        let (chunk, after) = rest.split_at(batch.min(rest.len()));
+        rest = after;
         let mut w = store.write()?;
         for key in chunk {
             let Some(before) = w.get(key)? else {
@@ -469,9 +489,30 @@ fn move_keys(
                 crate::store::dups::forget(&mut w, key)?;
             }
         }
-        w.commit()?;
+        // The estimate errs, most in a large database (a level more than
+        // the shape says, the free list): the next transaction's size
+        // follows the pages this one really wrote.
+        if let Some(pages) = w.commit_pages()? {
+            rep.most_pages = rep.most_pages.max(pages);
+            batch = next_batch(batch, chunk.len(), pages, cfg.pages, cfg.batch);
+            rep.pace = batch;
+        }
     }
     Ok(())
+}
+
+/// The records the next transaction looks at, after one that looked at
+/// `looked` (of a batch of `batch`) wrote `pages` pages, so it writes
+/// about `budget`: in proportion, growing at most twofold at a time (a
+/// larger transaction shares more pages, so the proportion errs on the
+/// safe side), between one and `cap`. A short last transaction says
+/// nothing about a full one.
+pub fn next_batch(batch: usize, looked: usize, pages: u64, budget: usize, cap: usize) -> usize {
+    if looked < batch {
+        return batch;
+    }
+    let scaled = (batch as u128 * budget as u128 / u128::from(pages.max(1))) as usize;
+    scaled.min(batch.saturating_mul(2)).clamp(1, cap.max(1))
 }
 
 /// Stores the policy of `cfg` in the database when it is not the one
@@ -516,7 +557,7 @@ pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Repo
                 let rd = store.read()?;
                 rd.walk_due(state, now, from.as_ref().map(|(t, k)| (*t, k)), |k, t| {
                     seen += 1;
-                    if seen > CHUNK {
+                    if seen > cfg.chunk.max(1) {
                         last = Some((t, k));
                         return Ok(false);
                     }
@@ -541,7 +582,7 @@ pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Repo
                     _ => Vec::new(),
                 })
             };
-            move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
+            move_keys(store, cache, keys, cfg, &mut rep, now, &decide)?;
             match last {
                 Some(k) => from = Some(k),
                 None => break,
@@ -585,7 +626,7 @@ fn scan_pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Rep
                 _ => Vec::new(),
             })
         };
-        move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
+        move_keys(store, cache, keys, cfg, &mut rep, now, &decide)?;
     }
     Ok(rep)
 }
@@ -642,7 +683,7 @@ pub fn force(
         Ok(out)
     };
     let mut rep = Report::default();
-    move_keys(store, cache, &keys, cfg, &mut rep, now, &decide)?;
+    move_keys(store, cache, keys, cfg, &mut rep, now, &decide)?;
     Ok(rep)
 }
 
@@ -707,6 +748,21 @@ mod tests {
         assert!(sorted > k && sorted < 1024 - 16, "{sorted} records");
         // A budget too small for one record still moves one.
         assert_eq!(batch_for(&large, 1, 4096, 0), 1);
+    }
+
+    #[test]
+    fn the_next_batch_follows_the_pages_written() {
+        // Twice the budget written: half as many records.
+        assert_eq!(next_batch(400, 400, 2048, 1024, 4096), 200);
+        // Half the budget: twice as many, never more at once.
+        assert_eq!(next_batch(400, 400, 512, 1024, 4096), 800);
+        assert_eq!(next_batch(400, 400, 1, 1024, 4096), 800);
+        assert_eq!(next_batch(400, 400, 0, 1024, 4096), 800);
+        // Within one and the cap.
+        assert_eq!(next_batch(3000, 3000, 512, 1024, 4096), 4096);
+        assert_eq!(next_batch(1, 1, 1_000_000, 1024, 4096), 1);
+        // A short last transaction changes nothing.
+        assert_eq!(next_batch(400, 10, 5, 1024, 4096), 400);
     }
 
     #[test]

@@ -112,6 +112,18 @@ fn walk<T: Transaction>(
     Ok(())
 }
 
+/// True when the DIRTY record under `key` is unleased: in the state index
+/// under unleased DIRTY (a read of that index's small DIRTY part, no
+/// record decoded).
+fn unleased_dirty<T: Transaction>(store: &Store, txn: &T, key: &Key) -> Result<bool> {
+    let byte = super::txn::index_byte(State::Dirty, false);
+    match txn.get(store.index, &super::txn::index_key(byte, key)) {
+        Ok(_) => Ok(true),
+        Err(lmdb::Error::NotFound) => Ok(false),
+        Err(e) => Err(store.err("cannot read index", e)),
+    }
+}
+
 /// Compares the due index with the records: each record where the policy
 /// places it, and nothing else in the index.
 pub(super) fn problems<T: Transaction>(store: &Store, txn: &T) -> Result<Vec<String>> {
@@ -203,7 +215,16 @@ macro_rules! due_views {
                 },
                 None => None,
             };
-            walk(self.store, &self.txn, state, u64::MAX, start, |k, _| f(k))
+            // Leased DIRTY records keep their place in the due index (see
+            // `placement`): only those still in the unleased index are
+            // handed out.
+            walk(self.store, &self.txn, state, u64::MAX, start, |k, _| {
+                if unleased_dirty(self.store, &self.txn, &k)? {
+                    f(k)
+                } else {
+                    Ok(true)
+                }
+            })
         }
     };
 }
@@ -272,9 +293,9 @@ impl Write<'_> {
             }
             e.indexed = s as u8;
             e.due = t;
-        } else if new.state != State::Dirty {
-            // Leased DIRTY records keep their due time for when they are
-            // given back; no one else needs it.
+        } else {
+            // Out of the index (DIRTY records, leased or not, stay in it):
+            // no one needs the time.
             e.due = 0;
         }
         if e == before {

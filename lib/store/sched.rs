@@ -175,8 +175,8 @@ pub fn shrink(interval: u64) -> u64 {
 pub struct Entry {
     /// The state byte it is indexed under in the due index; 0: not indexed.
     pub indexed: u8,
-    /// Its due time (kept while leased or FRESH, so a DIRTY record given
-    /// back keeps its place).
+    /// Its due time while indexed (a DIRTY record's, leased or not, so one
+    /// given back keeps its place); 0 otherwise.
     pub due: u64,
     /// The page's adapted re-fetch interval; 0: never adapted (`--ttexp`).
     pub interval: u64,
@@ -215,17 +215,21 @@ impl Entry {
 }
 
 /// Where `r` belongs in the due index after a move: its state and due
-/// time, or None (leased, or in no state the index orders). `e` is the
-/// entry before the move, already adapted.
+/// time, or None (leased outside DIRTY, or in no state the index orders).
+/// `e` is the entry before the move, already adapted.
 pub fn placement(p: &Policy, r: &Record, e: &Entry) -> Option<(State, u64)> {
-    if r.lease.is_some() {
-        return None;
-    }
     if r.state == State::Dirty {
         // Ordered by the time it fell due; one sent by hand or before this
-        // index existed, by when it became DIRTY.
+        // index existed, by when it became DIRTY. Leased or not: a lease
+        // then writes neither the due index nor the schedule (in a large
+        // database each write a leaf and branch pages of its own), and a
+        // lease given back or reclaimed finds the record in its place.
+        // The fetcher's walk passes over the leased ones.
         let due = if e.due != 0 { e.due } else { r.changed };
         return Some((State::Dirty, due));
+    }
+    if r.lease.is_some() {
+        return None;
     }
     p.due_time(r, e).map(|t| (r.state, t))
 }
@@ -380,7 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn dirty_records_keep_the_time_they_fell_due_and_leased_ones_leave() {
+    fn dirty_records_keep_the_time_they_fell_due_leased_or_not() {
         let p = Policy::default();
         let mut r = page(State::Dirty);
         r.changed = 5000;
@@ -393,8 +397,15 @@ mod tests {
             placement(&p, &r, &Entry::default()),
             Some((State::Dirty, 5000))
         );
-        r.lease = Some(crate::store::record::Lease { pid: 1, time: 1 });
-        assert_eq!(placement(&p, &r, &e), None);
+        // Leased, it keeps its place (the fetcher's walk passes over it);
+        // a leased record of a state nlpc-up acts on leaves the index.
+        let lease = Some(crate::store::record::Lease { pid: 1, time: 1 });
+        r.lease = lease;
+        assert_eq!(placement(&p, &r, &e), Some((State::Dirty, 4000)));
+        let mut s = page(State::Scanned);
+        assert!(placement(&p, &s, &e).is_some());
+        s.lease = lease;
+        assert_eq!(placement(&p, &s, &e), None);
         assert_eq!(placement(&p, &page(State::Fresh), &e), None);
     }
 }

@@ -1,8 +1,10 @@
 //! The shape of the database: each B-tree's depth and pages, the free
 //! pages, and the environment's last page and transaction numbers. What a
 //! benchmark reads before and after a daemon's run to tell which tables a
-//! write touches in a large database and how many commits it made. Like
-//! `db` and `txn`, this calls LMDB directly.
+//! write touches in a large database and how many commits it made; and
+//! the pages a commit wrote ([`super::Write::commit_pages`]), by which
+//! nlpc-up bounds its transactions. Like `db` and `txn`, this calls LMDB
+//! directly.
 
 use lmdb::Transaction;
 
@@ -120,6 +122,37 @@ impl Store {
             });
         }
         Ok(trees)
+    }
+}
+
+/// Bytes this thread has handed to write calls, from
+/// /proc/thread-self/io; None where that cannot be read.
+fn thread_written() -> Option<u64> {
+    let io = std::fs::read_to_string("/proc/thread-self/io").ok()?;
+    io.lines()
+        .find_map(|l| l.strip_prefix("wchar:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+impl super::Write<'_> {
+    /// Commits, and returns the pages the commit wrote: LMDB writes every
+    /// page a write transaction dirtied (and held in the heap till then)
+    /// at its commit, with write calls of the committing thread, then its
+    /// meta page. Counted from the bytes this thread wrote during the
+    /// commit, so what a daemon holds is measured, not estimated; None
+    /// where the kernel does not say (no /proc).
+    pub fn commit_pages(self) -> Result<Option<u64>> {
+        let page = self
+            .store
+            .env
+            .stat()
+            .map(|s| u64::from(s.page_size()).max(1))
+            .map_err(|e| self.store.err("cannot read environment", e))?;
+        let before = thread_written();
+        self.commit()?;
+        Ok(before
+            .zip(thread_written())
+            .map(|(b, a)| a.saturating_sub(b) / page))
     }
 }
 
