@@ -235,6 +235,34 @@ fn hostile_documents_read_the_same() {
     }
 }
 
+/// Tag names the tokenizer hands on as they stand in the document
+/// (lowercase ones) and those it copies (an uppercase letter or a NUL at
+/// any place), as start and end tags, ended every way.
+#[test]
+fn tag_names_read_the_same_wherever_they_change() {
+    let alphabet: &[&[u8]] = &[b"a", b"b", b"Z", b"\0", "ā".as_bytes(), b"-", b"1"];
+    let ends: &[&[u8]] = &[b">", b" x=1>", b"/>", b"\t", b"", b"<p>", b"&amp;"];
+    let mut n = 0;
+    for len in 1..=4u32 {
+        for code in 0..alphabet.len().pow(len) {
+            let mut name = Vec::new();
+            let mut c = code;
+            for _ in 0..len {
+                name.extend_from_slice(alphabet[c % alphabet.len()]);
+                c /= alphabet.len();
+            }
+            // Names start with a letter; the other firsts are text.
+            for open in [&b"<"[..], b"</", b"x<x"] {
+                let end = ends[code % ends.len()];
+                let doc = [open, &name, end, b"t</", &name, b">"].concat();
+                assert_same(&doc);
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 7000, "{n}");
+}
+
 fn events(doc: &[u8], mode: Mode) -> Vec<Event> {
     let mut r = Recorder {
         events: Vec::new(),

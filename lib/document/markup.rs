@@ -290,8 +290,12 @@ struct Tokenizer<'d, 's, S> {
     text: Content,
     /// The element whose end tag ends the raw text being read.
     raw_end: &'static [u8],
-    /// The current tag's name, lowercase (reused).
+    /// The current tag's name, lowercase (reused), when it is not
+    /// `doc[name_at]` (see [`Tokenizer::name_in_doc`]).
     name: Vec<u8>,
+    /// The current tag's name as it stands in the document, lowercase
+    /// already: most names are, and need no copy.
+    name_at: Option<(usize, usize)>,
     end: bool,
     /// The sink has been told the start tag's name.
     opened: bool,
@@ -365,7 +369,7 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
             Some(b'!') => self.declaration(p + 1),
             Some(b'/') => match doc.get(p + 1) {
                 Some(c) if c.is_ascii_alphabetic() => {
-                    self.name.clear();
+                    self.name_at = Some((p + 1, p + 1));
                     self.tag(true, p + 1);
                 }
                 Some(b'>') => self.pos = p + 2,
@@ -376,7 +380,7 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
                 Some(_) => self.skip_to_gt(p + 1),
             },
             Some(c) if c.is_ascii_alphabetic() => {
-                self.name.clear();
+                self.name_at = Some((p, p));
                 self.tag(false, p);
             }
             Some(b'?') => self.skip_to_gt(p),
@@ -445,8 +449,8 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
         self.pos = doc.len();
     }
 
-    /// A tag whose name starts at `i` (after anything already in
-    /// `self.name`), to its `>`.
+    /// A tag whose name starts at `i` (after the name so far: `name_at`
+    /// or `self.name`), to its `>`.
     fn tag(&mut self, end: bool, mut i: usize) {
         let doc = self.doc;
         self.end = end;
@@ -463,16 +467,29 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
             match st {
                 In::Name if CLASS[c as usize] & TAG_NAME_END == 0 => {
                     let n = run_len(&doc[i..], TAG_NAME_END);
-                    self.name.extend_from_slice(&doc[i..i + n]);
+                    match self.name_at {
+                        // The name so far ends here: it grows in place.
+                        Some((from, to)) if to == i => self.name_at = Some((from, i + n)),
+                        _ => {
+                            self.name_in_vec();
+                            self.name.extend_from_slice(&doc[i..i + n]);
+                        }
+                    }
                     i += n;
                     continue;
                 }
                 In::Name => match c {
                     b'/' => st = In::SelfClosing,
                     b'>' => return self.emit(i + 1, false),
-                    0 => self.name.extend_from_slice(FFFD),
+                    0 => {
+                        self.name_in_vec();
+                        self.name.extend_from_slice(FFFD);
+                    }
                     c if is_space(c) => st = In::BeforeAttr,
-                    c => self.name.push(c.to_ascii_lowercase()),
+                    c => {
+                        self.name_in_vec();
+                        self.name.push(c.to_ascii_lowercase());
+                    }
                 },
                 In::BeforeAttr => match c {
                     b'/' | b'>' => {
@@ -629,9 +646,20 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
         }
     }
 
+    /// The name is about to change from what the document holds (a
+    /// letter lowered, a NUL replaced): from here on it is `self.name`.
+    fn name_in_vec(&mut self) {
+        if let Some((from, to)) = self.name_at.take() {
+            self.name.clear();
+            self.name
+                .extend_from_slice(self.doc.get(from..to).unwrap_or_default());
+        }
+    }
+
     fn ensure_open(&mut self) {
         if !self.opened && !self.end {
-            self.wants = self.sink.open(&self.name);
+            let name = name_of(self.doc, self.name_at, &self.name);
+            self.wants = self.sink.open(name);
             self.opened = true;
         }
     }
@@ -672,16 +700,17 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
     fn emit(&mut self, next: usize, self_closing: bool) {
         self.pos = next;
         if self.end {
-            self.sink.end(&self.name);
+            self.sink.end(name_of(self.doc, self.name_at, &self.name));
             return;
         }
         self.ensure_open();
         self.flush_attr();
-        self.sink.close(&self.name, self_closing);
+        let name = name_of(self.doc, self.name_at, &self.name);
+        self.sink.close(name, self_closing);
         let raw = match self.mode {
             Mode::Xml => None,
             Mode::Xhtml if self_closing => None,
-            Mode::Html | Mode::Xhtml => raw_kind(&self.name),
+            Mode::Html | Mode::Xhtml => raw_kind(name),
         };
         if let Some((text, name)) = raw {
             self.text = text;
@@ -708,6 +737,7 @@ impl<S: Sink> Tokenizer<'_, '_, S> {
         self.text = Content::Data;
         match end {
             Some((_, after)) => {
+                self.name_at = None;
                 self.name.clear();
                 self.name.extend_from_slice(self.raw_end);
                 self.tag(true, after);
@@ -909,6 +939,16 @@ fn raw_kind(name: &[u8]) -> Option<(Content, &'static [u8])> {
     })
 }
 
+/// The current tag's name: `doc[at]` when the document holds it as it is,
+/// else `own`.
+#[inline]
+fn name_of<'a>(doc: &'a [u8], at: Option<(usize, usize)>, own: &'a [u8]) -> &'a [u8] {
+    match at {
+        Some((from, to)) => doc.get(from..to).unwrap_or_default(),
+        None => own,
+    }
+}
+
 /// Appends value text, NULs replaced.
 fn push_text(out: &mut Vec<u8>, mut s: &[u8]) {
     while let Some(i) = memchr(0, s) {
@@ -930,6 +970,7 @@ pub fn tokenize<S: Sink>(doc: &[u8], mode: Mode, sink: &mut S) {
         text: Content::Data,
         raw_end: b"",
         name: Vec::new(),
+        name_at: None,
         end: false,
         opened: false,
         wants: false,

@@ -167,8 +167,11 @@ impl TextSink {
 impl Sink for TextSink {
     fn open(&mut self, name: &[u8]) -> bool {
         self.is_meta = self.html && name == b"meta";
-        self.meta_name = None;
-        self.meta_content = None;
+        // Only a `<meta>` hears attributes, and its close takes both.
+        if self.is_meta {
+            self.meta_name = None;
+            self.meta_content = None;
+        }
         self.is_meta
     }
 

@@ -212,7 +212,8 @@ struct Segmenter<'d> {
     overflow: usize,
     /// Flags of the start tag being read, from its name and attributes.
     pending: u16,
-    pending_name: Vec<u8>,
+    /// The start tag being read is an `<a>`, whose `href` makes a link.
+    pending_a: bool,
     html: bool,
     honour_self_closing: bool,
     cur: Raw,
@@ -341,8 +342,7 @@ impl<'d> Segmenter<'d> {
 
 impl Sink for Segmenter<'_> {
     fn open(&mut self, name: &[u8]) -> bool {
-        self.pending_name.clear();
-        self.pending_name.extend_from_slice(name);
+        self.pending_a = name == b"a";
         self.pending = 0;
         true
     }
@@ -353,7 +353,7 @@ impl Sink for Segmenter<'_> {
             b"hidden" => self.pending |= flag::HIDDEN,
             b"aria-hidden" if value.eq_ignore_ascii_case(b"true") => self.pending |= flag::HIDDEN,
             b"style" if hides(value) => self.pending |= flag::HIDDEN,
-            b"href" if self.pending_name == b"a" => self.pending |= flag::LINK,
+            b"href" if self.pending_a => self.pending |= flag::LINK,
             _ => {}
         }
     }
@@ -466,7 +466,7 @@ pub fn segment_with<S: Sink>(doc: &str, mode: Mode, also: &mut S) -> Segments {
         stack: Vec::new(),
         overflow: 0,
         pending: 0,
-        pending_name: Vec::new(),
+        pending_a: false,
         html: mode != Mode::Xml,
         honour_self_closing: mode == Mode::Xhtml,
         cur: Raw::default(),
