@@ -39,9 +39,12 @@ pub struct Fingerprint {
 impl Fingerprint {
     /// The fingerprint of `text`.
     pub fn of(text: &str) -> Fingerprint {
+        // Both in one pass over the text.
+        let mut feed = Feed::new(text.len());
+        let simhash = walk(text, Some(&mut feed));
         Fingerprint {
-            text: text_hash(text),
-            simhash: simhash(text),
+            text: feed.finish(),
+            simhash,
         }
     }
 }
@@ -93,6 +96,36 @@ struct Feed {
 }
 
 impl Feed {
+    fn new(len: usize) -> Feed {
+        Feed {
+            h: blake3::Hasher::new(),
+            buf: Vec::with_capacity(len.min(HASH_CHUNK)),
+        }
+    }
+
+    /// Feeds `b[from..to]`, a stretch of normalised text that white space
+    /// ends, if it is not empty: after one space, unless it is the first.
+    #[inline]
+    fn stretch(&mut self, b: &[u8], from: usize, to: usize, started: &mut bool) {
+        let Some(piece) = b.get(from..to).filter(|p| !p.is_empty()) else {
+            return;
+        };
+        if *started {
+            self.push(b" ");
+        }
+        self.push(piece);
+        *started = true;
+    }
+
+    /// The first 16 bytes of the hash of all that was fed.
+    fn finish(self) -> [u8; 16] {
+        let Feed { mut h, buf } = self;
+        h.update(&buf);
+        let mut out = [0; 16];
+        out.copy_from_slice(&h.finalize().as_bytes()[..16]);
+        out
+    }
+
     fn push(&mut self, piece: &[u8]) {
         if self.buf.len() + piece.len() > HASH_CHUNK {
             if !self.buf.is_empty() {
@@ -118,10 +151,7 @@ pub fn text_hash(text: &str) -> [u8; 16] {
     // byte at a time from a table; only the lead bytes of the few white
     // space characters past ASCII are decoded.
     let b = text.as_bytes();
-    let mut feed = Feed {
-        h: blake3::Hasher::new(),
-        buf: Vec::with_capacity(b.len().min(HASH_CHUNK)),
-    };
+    let mut feed = Feed::new(b.len());
     let mut i = 0;
     let mut started = false;
     loop {
@@ -177,11 +207,7 @@ pub fn text_hash(text: &str) -> [u8; 16] {
         feed.push(&b[start..i]);
         started = true;
     }
-    let Feed { mut h, buf } = feed;
-    h.update(&buf);
-    let mut out = [0; 16];
-    out.copy_from_slice(&h.finalize().as_bytes()[..16]);
-    out
+    feed.finish()
 }
 
 /// The number of bits in which two fingerprints differ.
@@ -255,6 +281,16 @@ const ASCII_ALNUM_LOWER_ALL: [u8; 256] = {
 /// The 64-bit SimHash of `text`'s word shingles; 0 for a text without
 /// words. A text of fewer than [`SHINGLE`] words is one shingle.
 pub fn simhash(text: &str) -> u64 {
+    walk(text, None)
+}
+
+/// The SimHash of `text`, and with `feed`, its text hash fed there in the
+/// same pass: every byte the words' split looks at anyway is also asked
+/// whether it is white space that the text hash does not keep as it is.
+// Inlined into its two callers, so that the text hash's part is left out
+// of `simhash` altogether.
+#[inline(always)]
+fn walk(text: &str, mut feed: Option<&mut Feed>) -> u64 {
     let mut s = Shingles::new();
     // One pass over the text, a byte at a time from a table in ASCII, a
     // character at a time past it: the word being read is hashed as it
@@ -265,7 +301,14 @@ pub fn simhash(text: &str) -> u64 {
     let mut h = FNV_OFFSET;
     let mut in_word = false;
     let mut digits = true;
+    // For the text hash: `b[from..]` up to the byte being read is
+    // normalised already (words with single spaces between them, which
+    // start at `from`), and is fed whole when white space that is not a
+    // single space between two words ends it.
+    let mut from = 0;
+    let mut started = false;
     while let Some(&c) = b.get(i) {
+        let at = i;
         if c < 0x80 {
             i += 1;
             let l = ASCII_ALNUM_LOWER[usize::from(c)];
@@ -289,6 +332,19 @@ pub fn simhash(text: &str) -> u64 {
                 in_word = true;
                 continue;
             }
+            if let Some(f) = feed.as_deref_mut() {
+                let class = SPACE_CLASS[usize::from(c)];
+                // One space after a word and before one (a byte that is
+                // neither white space nor may start it) stays as it is.
+                if class != 0
+                    && !(class == 2
+                        && at > from
+                        && b.get(i).is_some_and(|&n| SPACE_CLASS[usize::from(n)] == 0))
+                {
+                    f.stretch(b, from, at, &mut started);
+                    from = i;
+                }
+            }
         } else if let Some(e) = b
             .get(i + 1)
             .filter(|_| c < 0xE0)
@@ -306,6 +362,13 @@ pub fn simhash(text: &str) -> u64 {
                 in_word = true;
                 continue;
             }
+            // U+0085 and U+00A0, the white space of two bytes.
+            if let Some(f) = feed.as_deref_mut() {
+                if c == 0xC2 && matches!(b.get(at + 1), Some(0x85 | 0xA0)) {
+                    f.stretch(b, from, at, &mut started);
+                    from = i;
+                }
+            }
         } else {
             // `i` is at a character boundary: past ASCII it moves a
             // character at a time.
@@ -320,10 +383,16 @@ pub fn simhash(text: &str) -> u64 {
                 in_word = true;
                 continue;
             }
+            if let Some(f) = feed.as_deref_mut() {
+                if SPACE_CLASS[usize::from(c)] == 3 && ch.is_whitespace() {
+                    f.stretch(b, from, at, &mut started);
+                    from = i;
+                }
+            }
         }
         // Words of digits alone are left out.
-        if in_word && !digits && s.word(mix(h)) {
-            break;
+        if in_word && !digits {
+            s.word(mix(h));
         }
         h = FNV_OFFSET;
         in_word = false;
@@ -331,6 +400,9 @@ pub fn simhash(text: &str) -> u64 {
     }
     if in_word && !digits {
         s.word(mix(h));
+    }
+    if let Some(f) = feed {
+        f.stretch(b, from, b.len(), &mut started);
     }
     s.finish()
 }
@@ -351,18 +423,20 @@ impl Shingles {
         }
     }
 
-    /// The next word's hash; true once no more votes can be counted.
+    /// The next word's hash.
     #[inline]
-    fn word(&mut self, hash: u64) -> bool {
+    fn word(&mut self, hash: u64) {
+        // A text's votes are capped only by u32 (4 G shingles are far
+        // beyond any body nlpc-fetch keeps): the words after are left out.
+        if self.votes.n == u32::MAX {
+            return;
+        }
         self.window.rotate_left(1);
         self.window[SHINGLE - 1] = hash;
         self.words += 1;
         if self.words >= SHINGLE {
             self.votes.add(shingle_hash(&self.window));
         }
-        // A text's votes are capped only by u32: 4 G shingles are far
-        // beyond any body nlpc-fetch keeps.
-        self.votes.n == u32::MAX
     }
 
     fn finish(mut self) -> u64 {
@@ -559,6 +633,8 @@ mod tests {
             let (hash, sim) = reference(t);
             assert_eq!(text_hash(t), hash, "{:?}", t.get(..40));
             assert_eq!(simhash(t), sim, "{:?}", t.get(..40));
+            let both = Fingerprint::of(t);
+            assert_eq!((both.text, both.simhash), (hash, sim), "{:?}", t.get(..40));
         }
     }
 
@@ -720,7 +796,15 @@ mod tests {
         for t in &texts {
             assert_eq!(text_hash(t), reference::text_hash(t), "{:?}", t.get(..60));
             assert_eq!(simhash(t), reference::simhash(t), "{:?}", t.get(..60));
-            assert_eq!(Fingerprint::of(t).simhash, reference::simhash(t));
+            assert_eq!(
+                Fingerprint::of(t),
+                Fingerprint {
+                    text: reference::text_hash(t),
+                    simhash: reference::simhash(t)
+                },
+                "{:?}",
+                t.get(..60)
+            );
             long_words += usize::from(t.len() > HASH_CHUNK);
         }
         // The texts reach the corners they are meant to.
@@ -729,7 +813,8 @@ mod tests {
     }
 
     /// Short texts of hostile characters, each checked against both
-    /// definitions (and the text hash against the first): ASCII letters of both cases and digits beside
+    /// definitions (and the text hash, alone and in the one pass with the
+    /// SimHash, against the first): ASCII letters of both cases and digits beside
     /// apostrophes, punctuation, controls, NUL and DEL; two-byte letters,
     /// digits, signs and spaces; three- and four-byte letters, digits and
     /// marks; runs of a few letters ending at every place in an eight-byte
@@ -837,6 +922,8 @@ mod tests {
             assert_eq!(simhash(&t), want, "{t:?}");
             assert_eq!(reference::simhash(&t), want, "{t:?}");
             assert_eq!(text_hash(&t), hash, "{t:?}");
+            let both = Fingerprint::of(&t);
+            assert_eq!((both.text, both.simhash), (hash, want), "{t:?}");
             words += usize::from(want != 0);
             empty += usize::from(want == 0);
         }
