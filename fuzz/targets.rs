@@ -5,6 +5,7 @@
 
 use nlpcrawl::document::charset::{self, Kind};
 use nlpcrawl::document::dict::Dict;
+use nlpcrawl::document::fingerprint::{self, Fingerprint};
 use nlpcrawl::document::{lang, text, words};
 use nlpcrawl::run::clock;
 use nlpcrawl::stage::fetch::{expiry, x_robots};
@@ -176,6 +177,10 @@ pub fn charset(data: &[u8]) {
 pub fn text(data: &[u8]) {
     let doc = String::from_utf8_lossy(data);
     let dict = Dict::from_bytes(data.to_vec()).ok();
+    // The fingerprint's one pass gives what its two definitions give.
+    let f = Fingerprint::of(&doc);
+    assert_eq!(f.text, fingerprint::text_hash(&doc), "text hash");
+    assert_eq!(f.simhash, fingerprint::simhash(&doc), "simhash");
     for kind in KINDS {
         let v = text::visible(&doc, kind);
         for cap in [0, 1, 7, 64, 1000] {

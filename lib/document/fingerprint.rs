@@ -12,11 +12,14 @@
 //! against each bit; the fingerprint has the bits that won.
 
 use crate::document::lower;
-use crate::document::swar::{collapsed, lanes, word_at, zero_bytes, HIGH};
+use crate::document::swar::{controls, lanes, word_at, zero_bytes, HIGH};
 use crate::document::words::lowercase_of;
 
 #[cfg(test)]
 mod reference;
+mod votes;
+
+use votes::Votes;
 
 /// Words per shingle: long enough that two pages sharing vocabulary but
 /// not sentences stay apart, short enough that one changed word touches
@@ -36,9 +39,12 @@ pub struct Fingerprint {
 impl Fingerprint {
     /// The fingerprint of `text`.
     pub fn of(text: &str) -> Fingerprint {
+        // Both in one pass over the text.
+        let mut feed = Feed::new(text.len());
+        let simhash = walk(text, Some(&mut feed));
         Fingerprint {
-            text: text_hash(text),
-            simhash: simhash(text),
+            text: feed.finish(),
+            simhash,
         }
     }
 }
@@ -90,6 +96,36 @@ struct Feed {
 }
 
 impl Feed {
+    fn new(len: usize) -> Feed {
+        Feed {
+            h: blake3::Hasher::new(),
+            buf: Vec::with_capacity(len.min(HASH_CHUNK)),
+        }
+    }
+
+    /// Feeds `b[from..to]`, a stretch of normalised text that white space
+    /// ends, if it is not empty: after one space, unless it is the first.
+    #[inline]
+    fn stretch(&mut self, b: &[u8], from: usize, to: usize, started: &mut bool) {
+        let Some(piece) = b.get(from..to).filter(|p| !p.is_empty()) else {
+            return;
+        };
+        if *started {
+            self.push(b" ");
+        }
+        self.push(piece);
+        *started = true;
+    }
+
+    /// The first 16 bytes of the hash of all that was fed.
+    fn finish(self) -> [u8; 16] {
+        let Feed { mut h, buf } = self;
+        h.update(&buf);
+        let mut out = [0; 16];
+        out.copy_from_slice(&h.finalize().as_bytes()[..16]);
+        out
+    }
+
     fn push(&mut self, piece: &[u8]) {
         if self.buf.len() + piece.len() > HASH_CHUNK {
             if !self.buf.is_empty() {
@@ -115,10 +151,7 @@ pub fn text_hash(text: &str) -> [u8; 16] {
     // byte at a time from a table; only the lead bytes of the few white
     // space characters past ASCII are decoded.
     let b = text.as_bytes();
-    let mut feed = Feed {
-        h: blake3::Hasher::new(),
-        buf: Vec::with_capacity(b.len().min(HASH_CHUNK)),
-    };
+    let mut feed = Feed::new(b.len());
     let mut i = 0;
     let mut started = false;
     loop {
@@ -135,13 +168,18 @@ pub fn text_hash(text: &str) -> [u8; 16] {
             // space character past ASCII (C2, E1 to E3; E0 too, on the
             // safe side).
             if let Some(x) = word_at(b, i) {
-                if collapsed(x)
+                let sp = zero_bytes(x ^ lanes(b' '));
+                if controls(x) == 0
+                    && sp & (sp >> 8) == 0
                     && (x & HIGH == 0
                         || (zero_bytes(x ^ lanes(0xC2))
                             | zero_bytes((x & lanes(0xFC)) ^ lanes(0xE0)))
                             == 0)
                 {
-                    i += 8;
+                    // A space last is left for the next look, which sees
+                    // what follows it (it is after a byte that is no
+                    // space).
+                    i += if sp >> 56 == 0 { 8 } else { 7 };
                     continue;
                 }
             }
@@ -169,11 +207,7 @@ pub fn text_hash(text: &str) -> [u8; 16] {
         feed.push(&b[start..i]);
         started = true;
     }
-    let Feed { mut h, buf } = feed;
-    h.update(&buf);
-    let mut out = [0; 16];
-    out.copy_from_slice(&h.finalize().as_bytes()[..16]);
-    out
+    feed.finish()
 }
 
 /// The number of bits in which two fingerprints differ.
@@ -247,6 +281,16 @@ const ASCII_ALNUM_LOWER_ALL: [u8; 256] = {
 /// The 64-bit SimHash of `text`'s word shingles; 0 for a text without
 /// words. A text of fewer than [`SHINGLE`] words is one shingle.
 pub fn simhash(text: &str) -> u64 {
+    walk(text, None)
+}
+
+/// The SimHash of `text`, and with `feed`, its text hash fed there in the
+/// same pass: every byte the words' split looks at anyway is also asked
+/// whether it is white space that the text hash does not keep as it is.
+// Inlined into its two callers, so that the text hash's part is left out
+// of `simhash` altogether.
+#[inline(always)]
+fn walk(text: &str, mut feed: Option<&mut Feed>) -> u64 {
     let mut s = Shingles::new();
     // One pass over the text, a byte at a time from a table in ASCII, a
     // character at a time past it: the word being read is hashed as it
@@ -257,7 +301,14 @@ pub fn simhash(text: &str) -> u64 {
     let mut h = FNV_OFFSET;
     let mut in_word = false;
     let mut digits = true;
+    // For the text hash: `b[from..]` up to the byte being read is
+    // normalised already (words with single spaces between them, which
+    // start at `from`), and is fed whole when white space that is not a
+    // single space between two words ends it.
+    let mut from = 0;
+    let mut started = false;
     while let Some(&c) = b.get(i) {
+        let at = i;
         if c < 0x80 {
             i += 1;
             let l = ASCII_ALNUM_LOWER[usize::from(c)];
@@ -281,6 +332,19 @@ pub fn simhash(text: &str) -> u64 {
                 in_word = true;
                 continue;
             }
+            if let Some(f) = feed.as_deref_mut() {
+                let class = SPACE_CLASS[usize::from(c)];
+                // One space after a word and before one (a byte that is
+                // neither white space nor may start it) stays as it is.
+                if class != 0
+                    && !(class == 2
+                        && at > from
+                        && b.get(i).is_some_and(|&n| SPACE_CLASS[usize::from(n)] == 0))
+                {
+                    f.stretch(b, from, at, &mut started);
+                    from = i;
+                }
+            }
         } else if let Some(e) = b
             .get(i + 1)
             .filter(|_| c < 0xE0)
@@ -298,6 +362,13 @@ pub fn simhash(text: &str) -> u64 {
                 in_word = true;
                 continue;
             }
+            // U+0085 and U+00A0, the white space of two bytes.
+            if let Some(f) = feed.as_deref_mut() {
+                if c == 0xC2 && matches!(b.get(at + 1), Some(0x85 | 0xA0)) {
+                    f.stretch(b, from, at, &mut started);
+                    from = i;
+                }
+            }
         } else {
             // `i` is at a character boundary: past ASCII it moves a
             // character at a time.
@@ -312,10 +383,16 @@ pub fn simhash(text: &str) -> u64 {
                 in_word = true;
                 continue;
             }
+            if let Some(f) = feed.as_deref_mut() {
+                if SPACE_CLASS[usize::from(c)] == 3 && ch.is_whitespace() {
+                    f.stretch(b, from, at, &mut started);
+                    from = i;
+                }
+            }
         }
         // Words of digits alone are left out.
-        if in_word && !digits && s.word(mix(h)) {
-            break;
+        if in_word && !digits {
+            s.word(mix(h));
         }
         h = FNV_OFFSET;
         in_word = false;
@@ -323,6 +400,9 @@ pub fn simhash(text: &str) -> u64 {
     }
     if in_word && !digits {
         s.word(mix(h));
+    }
+    if let Some(f) = feed {
+        f.stretch(b, from, b.len(), &mut started);
     }
     s.finish()
 }
@@ -343,18 +423,20 @@ impl Shingles {
         }
     }
 
-    /// The next word's hash; true once no more votes can be counted.
+    /// The next word's hash.
     #[inline]
-    fn word(&mut self, hash: u64) -> bool {
+    fn word(&mut self, hash: u64) {
+        // A text's votes are capped only by u32 (4 G shingles are far
+        // beyond any body nlpc-fetch keeps): the words after are left out.
+        if self.votes.n == u32::MAX {
+            return;
+        }
         self.window.rotate_left(1);
         self.window[SHINGLE - 1] = hash;
         self.words += 1;
         if self.words >= SHINGLE {
             self.votes.add(shingle_hash(&self.window));
         }
-        // A text's votes are capped only by u32: 4 G shingles are far
-        // beyond any body nlpc-fetch keeps.
-        self.votes.n == u32::MAX
     }
 
     fn finish(mut self) -> u64 {
@@ -363,84 +445,6 @@ impl Shingles {
                 .add(shingle_hash(&self.window[SHINGLE - self.words..]));
         }
         self.votes.bits()
-    }
-}
-
-/// The votes of a text's shingles, counted eight bits at a time: each
-/// byte of `lanes[k]` counts the ones of bit `8 * k + j` of the hashes
-/// since the last flush, and is flushed into `ones` before it can
-/// overflow. The counts are those of one add a bit, at an eighth of the
-/// cost.
-struct Votes {
-    ones: [u32; 64],
-    lanes: [u64; 8],
-    pending: u32,
-    n: u32,
-}
-
-/// Each byte value with its bits spread one a byte: bit j of `b` is byte
-/// j of `SPREAD[b]`.
-const SPREAD: [u64; 256] = {
-    let mut t = [0u64; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut j = 0;
-        while j < 8 {
-            if b & (1 << j) != 0 {
-                t[b] |= 1 << (8 * j);
-            }
-            j += 1;
-        }
-        b += 1;
-    }
-    t
-};
-
-impl Votes {
-    fn new() -> Votes {
-        Votes {
-            ones: [0; 64],
-            lanes: [0; 8],
-            pending: 0,
-            n: 0,
-        }
-    }
-
-    /// One shingle's votes: a one for each of its set bits.
-    fn add(&mut self, h: u64) {
-        for (k, lane) in self.lanes.iter_mut().enumerate() {
-            *lane += SPREAD[((h >> (8 * k)) & 0xFF) as usize];
-        }
-        self.n += 1;
-        self.pending += 1;
-        // A byte lane holds 255 votes.
-        if self.pending == 255 {
-            self.flush();
-        }
-    }
-
-    /// The bits that won: ties go to 0.
-    fn bits(mut self) -> u64 {
-        self.flush();
-        let n = self.n;
-        let mut out = 0u64;
-        for (i, o) in self.ones.iter().enumerate() {
-            // n is at most u32::MAX, so 2 * o fits in u64.
-            if 2 * u64::from(*o) > u64::from(n) {
-                out |= 1 << i;
-            }
-        }
-        out
-    }
-
-    fn flush(&mut self) {
-        for (k, lane) in self.lanes.iter_mut().enumerate() {
-            for j in 0..8 {
-                self.ones[8 * k + j] += ((*lane >> (8 * j)) & 0xFF) as u32;
-            }
-            *lane = 0;
-        }
-        self.pending = 0;
     }
 }
 
@@ -629,6 +633,8 @@ mod tests {
             let (hash, sim) = reference(t);
             assert_eq!(text_hash(t), hash, "{:?}", t.get(..40));
             assert_eq!(simhash(t), sim, "{:?}", t.get(..40));
+            let both = Fingerprint::of(t);
+            assert_eq!((both.text, both.simhash), (hash, sim), "{:?}", t.get(..40));
         }
     }
 
@@ -790,12 +796,139 @@ mod tests {
         for t in &texts {
             assert_eq!(text_hash(t), reference::text_hash(t), "{:?}", t.get(..60));
             assert_eq!(simhash(t), reference::simhash(t), "{:?}", t.get(..60));
-            assert_eq!(Fingerprint::of(t).simhash, reference::simhash(t));
+            assert_eq!(
+                Fingerprint::of(t),
+                Fingerprint {
+                    text: reference::text_hash(t),
+                    simhash: reference::simhash(t)
+                },
+                "{:?}",
+                t.get(..60)
+            );
             long_words += usize::from(t.len() > HASH_CHUNK);
         }
         // The texts reach the corners they are meant to.
         assert!(long_words >= 10, "{long_words}");
         assert!(texts.iter().filter(|t| simhash(t) == 0).count() >= 5);
+    }
+
+    /// Short texts of hostile characters, each checked against both
+    /// definitions (and the text hash, alone and in the one pass with the
+    /// SimHash, against the first): ASCII letters of both cases and digits beside
+    /// apostrophes, punctuation, controls, NUL and DEL; two-byte letters,
+    /// digits, signs and spaces; three- and four-byte letters, digits and
+    /// marks; runs of a few letters ending at every place in an eight-byte
+    /// load and at the text's end, and random code points.
+    #[test]
+    fn simhash_is_the_reference_on_hostile_text() {
+        let units: &[&str] = &[
+            "a",
+            "Z",
+            "q",
+            "M",
+            "0",
+            "9",
+            "5",
+            "'",
+            "\u{2019}",
+            "-",
+            ".",
+            ",",
+            "_",
+            "@",
+            "[",
+            "`",
+            "{",
+            "/",
+            ":",
+            "\u{0}",
+            "\u{1f}",
+            "\u{7f}",
+            "\t",
+            "\n",
+            " ",
+            " ",
+            "ā",
+            "Ž",
+            "ß",
+            "²",
+            "½",
+            "×",
+            "÷",
+            "\u{a0}",
+            "\u{85}",
+            "\u{ad}",
+            "µ",
+            "Ж",
+            "ё",
+            "Ω",
+            "ΐ",
+            "İ",
+            "\u{301}",
+            "\u{345}",
+            "٣",
+            "語",
+            "ア",
+            "ẞ",
+            "ﬃ",
+            "Ⅻ",
+            "\u{3000}",
+            "\u{2028}",
+            "\u{200b}",
+            "\u{1d7d8}",
+            "\u{1f600}",
+            "\u{10fffd}",
+            "a語",
+            "don't",
+            "x1",
+            "1x",
+            "Ǆ",
+            "ǅ",
+        ];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut words = 0usize;
+        let mut empty = 0usize;
+        for round in 0..24_000u64 {
+            let len = match round % 4 {
+                0 => next() % 8,
+                1 => next() % 24,
+                2 => next() % 80,
+                _ => next() % 400,
+            };
+            let mut t = String::new();
+            for _ in 0..len {
+                let r = next();
+                match r % 16 {
+                    // A run of ASCII letters and digits, of any length
+                    // to sixteen.
+                    0..=3 => {
+                        for k in 0..(r >> 8) % 17 {
+                            let c = b"aBc9Zy0xQ"[((r >> (12 + k)) % 9) as usize];
+                            t.push(char::from(c));
+                        }
+                    }
+                    4 => t.extend(char::from_u32((r >> 8) as u32 % 0x11_0000)),
+                    5 => t.extend(char::from_u32((r >> 8) as u32 % 0x800)),
+                    _ => t.push_str(units[(r >> 8) as usize % units.len()]),
+                }
+            }
+            let (hash, want) = reference(&t);
+            assert_eq!(simhash(&t), want, "{t:?}");
+            assert_eq!(reference::simhash(&t), want, "{t:?}");
+            assert_eq!(text_hash(&t), hash, "{t:?}");
+            let both = Fingerprint::of(&t);
+            assert_eq!((both.text, both.simhash), (hash, want), "{t:?}");
+            words += usize::from(want != 0);
+            empty += usize::from(want == 0);
+        }
+        // Both texts with words and texts without were made.
+        assert!(words > 15_000 && empty > 1000, "{words} {empty}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! `fingerprint` replaced them: kept, for tests only, as the definition the
 //! stored fingerprints of existing databases were made with.
 
-use super::{fnv_lower, mix, shingle_hash, Votes, FNV_OFFSET, SHINGLE};
+use super::{fnv_lower, mix, shingle_hash, FNV_OFFSET, SHINGLE};
 
 /// Hash of `text` with white space normalised: two texts that differ only
 /// in line breaks and spacing hash the same.
@@ -63,7 +63,16 @@ pub(super) fn text_hash(text: &str) -> [u8; 16] {
 /// The 64-bit SimHash of `text`'s word shingles; 0 for a text without
 /// words. A text of fewer than [`SHINGLE`] words is one shingle.
 pub(super) fn simhash(text: &str) -> u64 {
-    let mut votes = Votes::new();
+    // The votes a bit at a time, and the number of shingles.
+    let mut ones = [0u64; 64];
+    let mut n = 0u64;
+    let mut vote = |h: u64| {
+        for (i, o) in ones.iter_mut().enumerate() {
+            *o += (h >> i) & 1;
+        }
+        n += 1;
+        n
+    };
     let mut window = [0u64; SHINGLE];
     let mut words = 0usize;
     // One pass over the text, a byte at a time in ASCII: the word being
@@ -99,12 +108,9 @@ pub(super) fn simhash(text: &str) -> u64 {
             window.rotate_left(1);
             window[SHINGLE - 1] = mix(h);
             words += 1;
-            if words >= SHINGLE {
-                votes.add(shingle_hash(&window));
-            }
             // A text's votes are capped only by u32: 4 G shingles are far
             // beyond any body nlpc-fetch keeps.
-            if votes.n == u32::MAX {
+            if words >= SHINGLE && vote(shingle_hash(&window)) == u64::from(u32::MAX) {
                 break;
             }
         }
@@ -117,14 +123,12 @@ pub(super) fn simhash(text: &str) -> u64 {
         }
     }
     if words > 0 && words < SHINGLE {
-        votes.add(shingle_hash(&window[SHINGLE - words..]));
+        vote(shingle_hash(&window[SHINGLE - words..]));
     }
-    votes.flush();
-    let n = votes.n;
     let mut out = 0u64;
-    for (i, o) in votes.ones.iter().enumerate() {
+    for (i, o) in ones.iter().enumerate() {
         // Ties go to 0: n is at most u32::MAX, so 2 * o fits in u64.
-        if 2 * u64::from(*o) > u64::from(n) {
+        if 2 * o > n {
             out |= 1 << i;
         }
     }
