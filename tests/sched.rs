@@ -255,16 +255,6 @@ fn dirty_records_are_handed_out_earliest_due_first() {
     assert_eq!(rest, order[2..]);
 }
 
-/// Bytes this thread has handed to write calls (/proc/thread-self/io):
-/// LMDB writes each page a transaction dirtied at its commit.
-fn written_by_this_thread() -> u64 {
-    let io = std::fs::read_to_string("/proc/thread-self/io").expect("/proc/thread-self/io");
-    io.lines()
-        .find_map(|l| l.strip_prefix("wchar:"))
-        .and_then(|v| v.trim().parse().ok())
-        .expect("wchar in /proc/thread-self/io")
-}
-
 /// Pages written by the commit of one transaction that `f` fills.
 fn pages_written(st: &Store, f: impl FnOnce(&mut store::Write<'_>)) -> u64 {
     let before = written_by_this_thread();
@@ -285,25 +275,18 @@ fn a_lease_writes_the_records_and_not_their_schedule() {
     let c = Crawl::new();
     let st = c.store();
     let (n, m) = (40_000, 400);
-    for start in (0..n).step_by(10_000) {
-        let recs: Vec<Record> = (start..start + 10_000)
-            .map(|i| {
-                let mut r = Record::new(&format!("http://h{}.test/p/{i}", i % 50), 1);
-                r.state = if i % (n / m) == 0 {
-                    State::Dirty
-                } else {
-                    State::Scanned
-                };
-                r.addr = "192.0.2.1".into();
-                r.changed = T - (i as u64 % 1000);
-                r.fetched = r.changed;
-                r
-            })
-            .collect();
-        let mut w = st.write().unwrap();
-        w.insert_batch(&recs).unwrap();
-        w.commit().unwrap();
-    }
+    insert_many(&st, n, |i| {
+        let mut r = Record::new(&format!("http://h{}.test/p/{i}", i % 50), 1);
+        r.state = if i % (n / m) == 0 {
+            State::Dirty
+        } else {
+            State::Scanned
+        };
+        r.addr = "192.0.2.1".into();
+        r.changed = T - (i as u64 % 1000);
+        r.fetched = r.changed;
+        r
+    });
     let keys = input(&st);
     assert_eq!(keys.len(), m);
     let due_before = due_list(&st, State::Dirty, u64::MAX);

@@ -811,19 +811,6 @@ fn a_pass_reads_the_records_due_not_the_database() {
     assert_eq!(large_read, small_read, "records read at 40,000 and 2,000");
 }
 
-/// Bytes this thread has handed to write calls (/proc/thread-self/io):
-/// LMDB writes every page a transaction dirtied at its commit, with a
-/// write of its own, so the difference over a pass is the pages its
-/// transactions dirtied (and the few bytes of each commit's meta page and
-/// of the pass's log lines).
-fn written_by_this_thread() -> u64 {
-    let io = std::fs::read_to_string("/proc/thread-self/io").expect("/proc/thread-self/io");
-    io.lines()
-        .find_map(|l| l.strip_prefix("wchar:"))
-        .and_then(|v| v.trim().parse().ok())
-        .expect("wchar in /proc/thread-self/io")
-}
-
 /// Plants `n` SCANNED records of which `due` are due at `T`, then runs one
 /// pass whose transactions may dirty `pages` pages. Returns the records
 /// moved, the pass's commits (the environment's transaction numbers) and
@@ -904,14 +891,7 @@ fn a_pass_holds_a_bounded_number_of_keys_and_pages() {
     let c = Crawl::new();
     let st = c.store();
     let (n, due) = (40_000, 2_000);
-    for start in (0..n).step_by(10_000) {
-        let recs: Vec<Record> = (start..start + 10_000)
-            .map(|i| planted(i, n / due))
-            .collect();
-        let mut w = st.write().expect("write");
-        w.insert_batch(&recs).expect("insert");
-        w.commit().expect("commit");
-    }
+    insert_many(&st, n, |i| planted(i, n / due));
     let (chunk, pages) = (300, 64);
     let cfg = nlpcrawl::stage::up::Config {
         chunk,

@@ -110,6 +110,29 @@ pub fn python() -> PathBuf {
     }
 }
 
+/// Bytes this thread has handed to write calls (/proc/thread-self/io):
+/// LMDB writes every page a transaction dirtied at its commit, with write
+/// calls of the committing thread, so a difference over a commit counts
+/// the pages it dirtied (and its meta page).
+pub fn written_by_this_thread() -> u64 {
+    let io = std::fs::read_to_string("/proc/thread-self/io").expect("/proc/thread-self/io");
+    io.lines()
+        .find_map(|l| l.strip_prefix("wchar:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("wchar in /proc/thread-self/io")
+}
+
+/// Inserts records `make(0..n)`, 10,000 a transaction, as a large
+/// frontier is planted.
+pub fn insert_many(st: &Store, n: usize, make: impl Fn(usize) -> Record) {
+    for start in (0..n).step_by(10_000) {
+        let recs: Vec<Record> = (start..(start + 10_000).min(n)).map(&make).collect();
+        let mut w = st.write().expect("write");
+        w.insert_batch(&recs).expect("insert");
+        w.commit().expect("commit");
+    }
+}
+
 /// Inserts a record the test plants, failing the test if its URL is known.
 pub fn insert_new(st: &Store, r: &Record) -> Key {
     let mut w = st.write().expect("write");
