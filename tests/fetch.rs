@@ -238,8 +238,42 @@ fn headers_reject_before_the_body_is_read() {
         Reply::new(200, "text/html; charset=windows-1257", "labdien")
             .header("Content-Language", "lv-LV"),
     );
+    // --filter-charset judges the charset the HTML standard decides: a
+    // byte order mark overrides the header, an unknown label is left to
+    // nlpc-vrfy, and a compressed body is judged once decoded.
+    let mut bom = b"\xEF\xBB\xBF".to_vec();
+    bom.extend_from_slice("<p>Labdien, pasaule!</p>".as_bytes());
+    srv.route("/bom", Reply::new(200, "text/html; charset=koi8-r", bom));
+    srv.route(
+        "/unlabelled",
+        Reply::new(
+            200,
+            "text/html; charset=x-no-such-charset",
+            "<p>labdien</p>",
+        ),
+    );
+    let gz = {
+        use std::io::Write;
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(b"<p>\xf0\xd2\xc9\xd7\xc5\xd4</p>").unwrap();
+        z.finish().unwrap()
+    };
+    srv.route(
+        "/koi8-gzip",
+        Reply::new(200, "text/html; charset=koi8-r", gz).header("Content-Encoding", "gzip"),
+    );
+    srv.route("/two", Reply::new(200, "text/html; charset=koi8-r", "<p"));
     let st = c.store();
-    for p in ["/image.html", "/koi8", "/russian", "/latvian"] {
+    for p in [
+        "/image.html",
+        "/koi8",
+        "/russian",
+        "/latvian",
+        "/bom",
+        "/unlabelled",
+        "/koi8-gzip",
+        "/two",
+    ] {
         plant_ready(&st, &srv.url("typed.test", p), &srv.ip());
     }
     drop(st);
@@ -274,7 +308,20 @@ fn headers_reject_before_the_body_is_read() {
         (lv.charset.as_str(), lv.language.as_str()),
         ("windows-1257", "lv-lv")
     );
-    for h in srv.page_hits().iter().filter(|h| h.path != "/latvian") {
+    for p in ["/bom", "/unlabelled"] {
+        assert_eq!((p, r(p).state, r(p).reason.as_str()), (p, State::Fresh, ""));
+    }
+    for p in ["/koi8-gzip", "/two"] {
+        assert_eq!(
+            (p, r(p).state, r(p).reason.as_str()),
+            (p, State::Rejected, "charset koi8-r")
+        );
+    }
+    for h in srv
+        .page_hits()
+        .iter()
+        .filter(|h| ["/koi8", "/image.html", "/russian"].contains(&h.path.as_str()))
+    {
         assert!(
             h.sent < h.body_len,
             "{}: the whole body ({} bytes) was sent",

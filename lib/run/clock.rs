@@ -28,6 +28,24 @@ pub fn real_now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// Real Unix time in milliseconds once `d` from now has passed, rounded
+/// up: a rest stored in whole milliseconds (and read back against
+/// [`real_now_ms`], which rounds down) never ends before the one kept in
+/// memory. Truncating both lost up to 2 ms of a rest.
+pub fn real_ms_after(d: Duration) -> u64 {
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .saturating_add(d);
+    ceil_ms(t)
+}
+
+/// `t` in whole milliseconds, rounded up.
+pub fn ceil_ms(t: Duration) -> u64 {
+    let ms = t.as_millis() + u128::from(t.subsec_nanos() % 1_000_000 != 0);
+    u64::try_from(ms).unwrap_or(u64::MAX)
+}
+
 /// The crawl's Unix time in seconds: real time plus the test offset.
 pub fn now() -> u64 {
     // Read once: the offset is fixed for a process, and this is called for
@@ -266,6 +284,32 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stored_rest_ends_no_earlier_than_the_rest() {
+        assert_eq!(ceil_ms(Duration::from_millis(400)), 400);
+        assert_eq!(ceil_ms(Duration::from_micros(399_001)), 400);
+        assert_eq!(ceil_ms(Duration::from_nanos(1)), 1);
+        assert_eq!(ceil_ms(Duration::ZERO), 0);
+        assert_eq!(ceil_ms(Duration::MAX), u64::MAX);
+        // Read back against real_now_ms (rounded down), as a fetcher that
+        // claims the address does: the wait left covers the whole rest.
+        for micros in [0, 1, 499, 999, 400_000, 400_999] {
+            let rest = Duration::from_micros(micros);
+            let before = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+            let until = real_ms_after(rest);
+            let now_ms = real_now_ms();
+            let end = before + rest;
+            assert!(
+                Duration::from_millis(until) >= end,
+                "a rest of {micros} µs stored as ending {:?} early",
+                end - Duration::from_millis(until)
+            );
+            let waited = Duration::from_millis(until.saturating_sub(now_ms));
+            let after = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+            assert!(after + waited >= end);
+        }
+    }
 
     #[test]
     fn since_takes_a_time_or_a_length_back() {

@@ -350,7 +350,6 @@ impl Fetcher<'_> {
         if parked.is_empty() {
             return Ok(());
         }
-        let now_ms = clock::real_now_ms();
         // Addresses left idle leave; their rest is kept for the next fill.
         let idle: Vec<IpAddr> = self
             .addrs
@@ -365,7 +364,7 @@ impl Fetcher<'_> {
             if let Some(q) = self.addrs.remove(&a) {
                 let rest = q.gate.next_start().saturating_duration_since(now);
                 let e = AddrEntry {
-                    until: now_ms + rest.as_millis() as u64,
+                    until: clock::real_ms_after(rest),
                     owner: None,
                 };
                 entries.push((a, e));
@@ -532,8 +531,8 @@ pub(super) const ARM_SLACK: Duration = Duration::from_secs(1);
 pub(super) fn armed_until(addr: IpAddr, start_ms: u64, polite: Duration) -> u64 {
     let gap = crate::web::politeness::gap(addr, polite);
     start_ms
-        .saturating_add(gap.as_millis() as u64)
-        .saturating_add(ARM_SLACK.as_millis() as u64)
+        .saturating_add(clock::ceil_ms(gap))
+        .saturating_add(clock::ceil_ms(ARM_SLACK))
 }
 
 /// The writer's part of a fill: claims the addresses new to this fetcher

@@ -430,7 +430,7 @@ impl Fetcher<'_> {
             } else {
                 q.gate.next_start().saturating_duration_since(now)
             };
-            let until = clock::real_now_ms() + rest.as_millis() as u64;
+            let until = clock::real_ms_after(rest);
             self.rests.insert(*addr, AddrEntry { until, owner: None });
         }
         // When the storer or the writer has stopped (a full disk), what

@@ -246,7 +246,7 @@ impl Fetcher<'_> {
                 // it starts on time (queue::ARM_SLACK), so that burst needs
                 // no transaction of its own.
                 let rest = q.gate.next_start().saturating_duration_since(now);
-                let start_ms = clock::real_now_ms() + rest.as_millis() as u64;
+                let start_ms = clock::real_ms_after(rest);
                 let gap = crate::web::politeness::gap(addr, policy.polite);
                 let until = if gap.is_zero() {
                     start_ms
@@ -311,11 +311,8 @@ impl Fetcher<'_> {
                 if q.robots_redirect.is_none() && q.gate.in_flight() == 0 {
                     // The rest it is owed, not the longer one recorded for
                     // a next burst here.
-                    let until = clock::real_now_ms()
-                        + q.gate
-                            .next_start()
-                            .saturating_duration_since(now)
-                            .as_millis() as u64;
+                    let until =
+                        clock::real_ms_after(q.gate.next_start().saturating_duration_since(now));
                     self.rests.insert(addr, AddrEntry { until, owner: None });
                     self.addrs.remove(&addr);
                     self.armed.remove(&addr);

@@ -20,6 +20,8 @@ pub(super) struct Collector {
     headers: Headers,
     body: Vec<u8>,
     failure: Option<Failure>,
+    /// The charset filter has judged this body (see `judge_charset`).
+    charset_judged: bool,
 }
 
 impl Collector {
@@ -33,6 +35,7 @@ impl Collector {
                 .and_then(|s| s.parse().ok())
                 .unwrap_or(0);
             self.headers = Headers::default();
+            self.charset_judged = false;
             self.multiplexed = line.starts_with("HTTP/2") || line.starts_with("HTTP/3");
             return;
         }
@@ -88,7 +91,33 @@ impl Handler for Collector {
             return Ok(0);
         }
         self.body.extend_from_slice(data);
+        // An uncompressed body is judged as soon as its byte order mark,
+        // if any, has arrived; a compressed one once it is decoded.
+        let plain = matches!(self.headers.content_encoding.as_str(), "" | "identity");
+        if plain && self.body.len() >= BOM_BYTES && !self.judge_charset(None) {
+            return Ok(0);
+        }
         Ok(data.len())
+    }
+}
+
+impl Collector {
+    /// Applies `--filter-charset` once to a 2xx page, on the start of its
+    /// body (`decoded`, or the body as it arrives): false when refused.
+    fn judge_charset(&mut self, decoded: Option<&[u8]>) -> bool {
+        if self.charset_judged || self.kind != Kind::Page || !(200..300).contains(&self.status) {
+            return true;
+        }
+        self.charset_judged = true;
+        let body = decoded.unwrap_or(&self.body);
+        let start = body.get(..BOM_BYTES).unwrap_or(body);
+        match self.filter.refuse_charset(&self.headers, start) {
+            Some(why) => {
+                self.failure = Some(Failure::Rejected(why));
+                false
+            }
+            None => true,
+        }
     }
 }
 
@@ -208,6 +237,7 @@ impl Client {
             headers: Headers::default(),
             body: Vec::new(),
             failure: None,
+            charset_judged: false,
         });
         e.url(&req.url)?;
         // Never let libcurl resolve a name or use a proxy from the
@@ -375,16 +405,19 @@ impl Client {
                     failure = Some(classify(&e, connected, c.status, elapsed, self.cfg.timeout));
                 }
             }
-            let headers = std::mem::take(&mut c.headers);
-            let status = c.status;
-            let multiplexed = c.multiplexed;
             let body = if failure.is_none() {
                 let decoded = if t.kind == Kind::Robots {
-                    decode_robots(&headers.content_encoding, body)
+                    decode_robots(&c.headers.content_encoding, body)
                 } else {
-                    decode_body(&headers.content_encoding, body, self.cfg.max_size)
+                    decode_body(&c.headers.content_encoding, body, self.cfg.max_size)
                 };
                 match decoded {
+                    // A body too short or compressed to be judged as it
+                    // arrived is judged now.
+                    Ok(b) if !c.judge_charset(Some(&b)) => {
+                        failure = c.failure.take();
+                        Vec::new()
+                    }
                     Ok(b) => b,
                     Err(f) => {
                         failure = Some(f);
@@ -394,6 +427,9 @@ impl Client {
             } else {
                 Vec::new()
             };
+            let headers = std::mem::take(&mut c.headers);
+            let status = c.status;
+            let multiplexed = c.multiplexed;
             out.push(Response {
                 tag,
                 url: t.url,

@@ -225,13 +225,6 @@ impl HeaderFilter {
         {
             return Some(format!("content type {}", h.content_type));
         }
-        if !self.charsets.is_empty() && !h.charset.is_empty() {
-            match charset::resolve(&h.charset) {
-                Some(e) if self.charsets.contains(&e) => {}
-                Some(e) => return Some(format!("charset {}", charset::name(e))),
-                None => return Some(format!("unknown charset {}", h.charset)),
-            }
-        }
         // A tag the language table does not know matches nothing.
         if !self.langs.is_empty()
             && !h.languages.is_empty()
@@ -244,7 +237,29 @@ impl HeaderFilter {
         }
         None
     }
+
+    /// Why a page whose body begins with `start` fails `--filter-charset`,
+    /// or None when it passes or cannot be judged yet. The charset is the
+    /// one the HTML standard's sniffing decides from these two: a byte
+    /// order mark overrides the header's label, and a label WHATWG does not
+    /// know is ignored as browsers ignore it (nlpc-vrfy then decides from
+    /// the body, and applies the filter to that). Bodies are judged at
+    /// their first [`BOM_BYTES`] bytes, so a refused one is not downloaded.
+    pub fn refuse_charset(&self, h: &Headers, start: &[u8]) -> Option<String> {
+        if self.charsets.is_empty() {
+            return None;
+        }
+        let e = match encoding_rs::Encoding::for_bom(start) {
+            Some((e, _)) => e,
+            None => charset::resolve(&h.charset)?,
+        };
+        (!self.charsets.contains(&e)).then(|| format!("charset {}", charset::name(e)))
+    }
 }
+
+/// The longest byte order mark (UTF-8's): what [`HeaderFilter::refuse_charset`]
+/// needs to see of a body.
+pub const BOM_BYTES: usize = 3;
 
 #[cfg(test)]
 mod tests;

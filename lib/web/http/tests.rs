@@ -108,10 +108,27 @@ fn filter() {
         ..Headers::default()
     };
     assert_eq!(f.refuse(&h), None);
+    assert_eq!(f.refuse_charset(&h, b"<ht"), None);
     h.charset = "koi8-r".into();
-    assert_eq!(f.refuse(&h).as_deref(), Some("charset koi8-r"));
+    // The charset is judged on the body's start, not the headers alone.
+    assert_eq!(f.refuse(&h), None);
+    assert_eq!(
+        f.refuse_charset(&h, b"<ht").as_deref(),
+        Some("charset koi8-r")
+    );
+    // A byte order mark overrides the header, as the HTML standard says.
+    assert_eq!(f.refuse_charset(&h, b"\xEF\xBB\xBF"), None);
+    h.charset = "utf-8".into();
+    assert_eq!(
+        f.refuse_charset(&h, b"\xFF\xFEa").as_deref(),
+        Some("charset utf-16le")
+    );
+    // A label WHATWG does not know is ignored: nlpc-vrfy decides.
+    h.charset = "x-no-such-charset".into();
+    assert_eq!(f.refuse_charset(&h, b"<ht"), None);
     h.charset = "cp1257".into();
     assert_eq!(f.refuse(&h), None);
+    assert_eq!(f.refuse_charset(&h, b""), None);
     h.languages = vec!["ru".into(), "en".into()];
     assert_eq!(f.refuse(&h).as_deref(), Some("language ru,en"));
     h.languages = vec!["ru".into(), "lv".into()];
