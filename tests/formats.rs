@@ -271,6 +271,14 @@ fn wet_conversions_refer_to_the_responses_of_a_warc_written_apart() {
         assert_eq!(s(r, "refers_to"), s(resp, "id"), "{uri}");
         assert_eq!(s(r, "date"), s(resp, "date"));
         assert_ne!(s(r, "id"), s(resp, "id"));
+        // The language, its confidence and the charset, as every export
+        // carries them.
+        assert_eq!(s(r, "lang"), "lv", "{r}");
+        let conf: f64 = s(r, "lang_conf").parse().unwrap();
+        assert!(conf > 0.0 && conf <= 1.0, "{r}");
+        let charset = s(r, "charset").to_ascii_lowercase();
+        assert!(["utf-8", "windows-1257"].contains(&charset.as_str()), "{r}");
+        assert!(!s(r, "charset_source").is_empty(), "{r}");
         let text = data_encoding::BASE64
             .decode(s(r, "payload").as_bytes())
             .unwrap();

@@ -81,9 +81,9 @@ fn control_characters_from_servers_are_escaped_in_the_log_and_listings() {
     assert!(out.contains("\tlv\\x1b[31m\\u{9b}2j\t"), "{out}");
     assert!(out.contains("application/x-\\x1b[2j\\x7f"), "{out}");
     assert!(out.contains("/bad%1Bpath\t"), "{out}");
-    // Every line still has its eleven fields.
+    // Every line still has its fourteen fields.
     for l in out.lines() {
-        assert_eq!(l.split('\t').count(), 11, "{l}");
+        assert_eq!(l.split('\t').count(), 14, "{l}");
     }
 
     let o = c.run("nlpc-list", &["--json"]);
@@ -336,7 +336,7 @@ fn a_planted_url_with_raw_controls_is_escaped_by_list_and_dump() {
     no_controls("nlpc-list", &o.stdout, true);
     let out = stdout(&o);
     let fields: Vec<&str> = out.trim_end_matches('\n').split('\t').collect();
-    assert_eq!(fields.len(), 11, "{out}");
+    assert_eq!(fields.len(), 14, "{out}");
     assert_eq!(fields[1], escaped);
     assert_eq!(fields[4], "lv\\x1b]0;owned\\x07");
 

@@ -219,4 +219,23 @@ fn the_daemon_stores_how_and_list_and_dump_show_it() {
         lines += 1;
     }
     assert!(lines >= 10, "{idx}");
+    // nlpc-list's lines: confidence, charset and how, after the reason.
+    let o = crawl.run("nlpc-list", &[]);
+    let mut listed = 0;
+    for l in stdout(&o).lines() {
+        let f: Vec<&str> = l.split('\t').collect();
+        assert_eq!(f.len(), 14, "{l}");
+        let p = all.iter().find(|p| p.url == f[1]).unwrap();
+        assert_eq!(
+            (f[12].to_ascii_lowercase(), f[13]),
+            (p.charset.to_ascii_lowercase(), p.how.as_str()),
+            "{l}"
+        );
+        if f[0] == "VERIFIED" {
+            let conf: f64 = f[11].parse().unwrap();
+            assert!(conf > 0.0 && conf <= 1.0, "{l}");
+        }
+        listed += 1;
+    }
+    assert_eq!(listed, all.len());
 }

@@ -191,7 +191,7 @@ fn seeding_from_arguments_and_stdin() {
     }
     assert!(out
         .lines()
-        .all(|l| l.starts_with("NEW\t") && l.split('\t').count() == 11));
+        .all(|l| l.starts_with("NEW\t") && l.split('\t').count() == 14));
 }
 
 #[test]

@@ -166,16 +166,23 @@ fn dash(s: &str) -> &str {
 }
 
 /// One tab-separated line: state, URL, address, HTTP status, language,
-/// size, created, fetched, modified, expires, reason; control characters
-/// (tab and newline among them) escaped in the text fields.
+/// size, created, fetched, modified, expires, reason, then (added after
+/// the first eleven, so their places stay) the language's confidence, the
+/// charset and how it was decided; control characters (tab and newline
+/// among them) escaped in the text fields.
 pub fn tsv_line(r: &Record) -> String {
     let status = if r.status == 0 {
         "-".to_string()
     } else {
         r.status.to_string()
     };
+    let confidence = if r.language.is_empty() {
+        "-".to_string()
+    } else {
+        format!("{:.3}", f64::from(r.lang_conf) / 1000.0)
+    };
     format!(
-        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
         r.state,
         controls(&r.url),
         controls(dash(&r.addr)),
@@ -187,6 +194,9 @@ pub fn tsv_line(r: &Record) -> String {
         iso8601(r.modified),
         iso8601(r.expires),
         controls(dash(&r.reason)),
+        confidence,
+        controls(dash(&r.charset)),
+        r.charset_source.map_or("-", |s| s.name()),
     )
 }
 

@@ -66,7 +66,7 @@ impl Wet {
         if !text.is_empty() {
             text.push('\n');
         }
-        let fields = vec![
+        let mut fields = vec![
             ("WARC-Record-ID", warc::record_id()),
             ("WARC-Date", date),
             ("WARC-Target-URI", d.url.clone()),
@@ -74,6 +74,18 @@ impl Wet {
             ("WARC-Refers-To", warc::version_id(key, d.fetched, hash)),
             ("Content-Type", "text/plain; charset=utf-8".into()),
         ];
+        // The language as Common Crawl's WET files name it, and what
+        // WARC has no field for under a name of ours.
+        if let Some(conf) = d.lang_conf.filter(|_| !d.lang.is_empty()) {
+            fields.push(("WARC-Identified-Content-Language", d.lang.clone()));
+            fields.push(("nlpcrawl-Language-Confidence", format!("{conf:.3}")));
+        }
+        if !d.charset.is_empty() {
+            fields.push(("nlpcrawl-Charset", d.charset.clone()));
+        }
+        if let Some(how) = d.charset_source {
+            fields.push(("nlpcrawl-Charset-Source", how.to_string()));
+        }
         self.record("conversion", &fields, text.as_bytes())
     }
 

@@ -42,7 +42,7 @@ pub fn real_ms_after(d: Duration) -> u64 {
 
 /// `t` in whole milliseconds, rounded up.
 pub fn ceil_ms(t: Duration) -> u64 {
-    let ms = t.as_millis() + u128::from(t.subsec_nanos() % 1_000_000 != 0);
+    let ms = t.as_millis() + u128::from(!t.subsec_nanos().is_multiple_of(1_000_000));
     u64::try_from(ms).unwrap_or(u64::MAX)
 }
 

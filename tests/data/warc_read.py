@@ -37,6 +37,10 @@ FIELDS = {
     "refers_to_date": "WARC-Refers-To-Date",
     "content_type": "Content-Type",
     "filename": "WARC-Filename",
+    "lang": "WARC-Identified-Content-Language",
+    "lang_conf": "nlpcrawl-Language-Confidence",
+    "charset": "nlpcrawl-Charset",
+    "charset_source": "nlpcrawl-Charset-Source",
 }
 
 
