@@ -247,3 +247,40 @@ fn a_long_latvian_text_between_english_paragraphs_is_latvian() {
         assert!(g.reliable && g.confidence >= cfg.lang_min_conf, "{g:?}");
     }
 }
+
+#[test]
+fn neighbours_written_without_diacritics_are_still_rejected() {
+    for dict in [false, true] {
+        let cfg = latvian(dict);
+        for (file, want, sure) in [
+            ("et-ascii.txt", "et", true),
+            ("lt-ascii.txt", "lt", true),
+            // One sentence: whatlang's guess is unreliable, but no
+            // dictionary word makes it Latvian either.
+            ("et-short-ascii.txt", "et", false),
+        ] {
+            let (v, r) = judge(&cfg, file);
+            assert_eq!(
+                (code(&v), r),
+                (want, Some(Rejection::Language(want))),
+                "{file}, dictionary {dict}"
+            );
+            assert_eq!(v.language.unwrap().reliable, sure, "{file}");
+        }
+    }
+}
+
+#[test]
+fn a_short_latgalian_text_passes_as_latvian_even_with_the_dictionary() {
+    // What nlpc-vrfy(1) documents: whatlang reads Latgalian as Latvian, and
+    // on a short forum post the dictionary finds enough shared words to
+    // let it through; it tells only longer texts (see above) apart.
+    let (v, r) = judge(&latvian(false), "ltg-forum.txt");
+    assert_eq!((code(&v), r), ("lv", None));
+    let cfg = latvian(true);
+    let (ltg, r) = judge(&cfg, "ltg-forum.txt");
+    assert_eq!((code(&ltg), r), ("lv", None));
+    let (lv, _) = judge(&cfg, "lv-forum.txt");
+    let (ltg, lv) = (ltg.dict_ratio.unwrap(), lv.dict_ratio.unwrap());
+    assert!(ltg < lv, "ltg {ltg} lv {lv}");
+}
