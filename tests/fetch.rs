@@ -225,10 +225,9 @@ fn headers_reject_before_the_body_is_read() {
     let srv = Server::start("127.0.0.9");
     let big = vec![b'x'; 8 << 20];
     srv.route("/image.html", Reply::new(200, "image/png", big.clone()));
-    srv.route(
-        "/koi8",
-        Reply::new(200, "text/html; charset=koi8-r", big.clone()),
-    );
+    // Russian in KOI8-R: its first letter is no UTF-8, and settles it.
+    let koi8 = b"<p>\xf0\xd2\xc9\xd7\xc5\xd4</p>".repeat(8 << 17);
+    srv.route("/koi8", Reply::new(200, "text/html; charset=koi8-r", koi8));
     srv.route(
         "/russian",
         Reply::new(200, "text/html; charset=utf-8", big.clone()).header("Content-Language", "ru"),
@@ -263,6 +262,11 @@ fn headers_reject_before_the_body_is_read() {
         Reply::new(200, "text/html; charset=koi8-r", gz).header("Content-Encoding", "gzip"),
     );
     srv.route("/two", Reply::new(200, "text/html; charset=koi8-r", "<p"));
+    // UTF-8 labelled ISO-8859-1, as many servers label every page: UTF-8.
+    srv.route(
+        "/mislabelled",
+        Reply::new(200, "text/html; charset=iso-8859-1", "<p>Rīgā līst</p>"),
+    );
     let st = c.store();
     for p in [
         "/image.html",
@@ -273,6 +277,7 @@ fn headers_reject_before_the_body_is_read() {
         "/unlabelled",
         "/koi8-gzip",
         "/two",
+        "/mislabelled",
     ] {
         plant_ready(&st, &srv.url("typed.test", p), &srv.ip());
     }
@@ -308,7 +313,7 @@ fn headers_reject_before_the_body_is_read() {
         (lv.charset.as_str(), lv.language.as_str()),
         ("windows-1257", "lv-lv")
     );
-    for p in ["/bom", "/unlabelled"] {
+    for p in ["/bom", "/unlabelled", "/mislabelled"] {
         assert_eq!((p, r(p).state, r(p).reason.as_str()), (p, State::Fresh, ""));
     }
     for p in ["/koi8-gzip", "/two"] {

@@ -21,6 +21,14 @@
 //!    a `.lv` page leans to the Baltic charsets); for a body that is all
 //!    ASCII this is the domain's usual legacy charset, a fallback.
 //!
+//! One departure from the standard, for the corpus's sake: a body that is
+//! valid UTF-8 with non-ASCII bytes is UTF-8 even where the server or the
+//! page declares a legacy charset (step 2 or 3; source `misdeclared`).
+//! Servers that label every page ISO-8859-1, and pages re-saved as UTF-8
+//! that kept their old `<meta>`, are common; decoding them as declared, as
+//! a browser does, gives mojibake, while no legacy text of any length is
+//! valid UTF-8 by chance. A byte order mark still decides.
+//!
 //! XML that names nothing is UTF-8, as the XML specification says. Every
 //! label goes through WHATWG label resolution, so "latin1", "iso-8859-1"
 //! and "windows-1252" are one charset.
@@ -97,6 +105,9 @@ crate::stored_enum! {
         Fallback = 9 => "fallback",
         /// XML that declares nothing: UTF-8, as XML says.
         XmlDefault = 10 => "xml-default",
+        /// A legacy charset was declared, but the body is valid UTF-8 with
+        /// non-ASCII bytes: UTF-8 (see the module's departure).
+        Misdeclared = 11 => "misdeclared",
     }
 }
 
@@ -190,6 +201,29 @@ pub fn content_type_charset(content_type: &str) -> Option<&str> {
 /// empty); `hints` serve pages that name no charset. The order is the
 /// module's.
 pub fn detect(body: &[u8], http: &str, kind: Kind, hints: &Hints<'_>) -> Detected {
+    let d = sniff(body, http, kind, hints);
+    if d.source.declared() && d.source != Source::Bom && misdeclared(d.encoding, body) {
+        return Detected {
+            encoding: UTF_8,
+            source: Source::Misdeclared,
+            bom_len: 0,
+        };
+    }
+    d
+}
+
+/// True when `declared` is a legacy charset and `body` is valid UTF-8 with
+/// non-ASCII bytes: read as declared it would be mojibake.
+pub fn misdeclared(declared: &'static Encoding, body: &[u8]) -> bool {
+    if declared == UTF_8 || !declared.is_ascii_compatible() {
+        return false;
+    }
+    let ascii_len = Encoding::ascii_valid_up_to(body);
+    ascii_len < body.len() && std::str::from_utf8(&body[ascii_len..]).is_ok()
+}
+
+/// The HTML standard's sniffing, steps 1 to 7 of the module's order.
+fn sniff(body: &[u8], http: &str, kind: Kind, hints: &Hints<'_>) -> Detected {
     let found = |encoding, source| Detected {
         encoding,
         source,

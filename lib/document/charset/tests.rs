@@ -345,9 +345,55 @@ fn pages_that_name_nothing() {
     assert_eq!((d.encoding, d.source), (WINDOWS_1257, Source::Fallback));
     let d = detect(ascii, "", Kind::Html, &undeclared_hints(None, Some("com")));
     assert_eq!((d.encoding, d.source), (WINDOWS_1252, Source::Fallback));
-    // A declaration wins over all of it.
-    let d = detect(utf8, "windows-1257", Kind::Html, &none);
+    // A declaration wins over all of it, but for valid UTF-8 (below).
+    let d = detect(&w1257, "windows-1257", Kind::Html, &none);
     assert_eq!((d.encoding, d.source), (WINDOWS_1257, Source::Http));
+}
+
+#[test]
+fn valid_utf8_is_never_decoded_as_the_legacy_charset_it_is_declared_in() {
+    let lv = "<p>Rīgā šodien līst, bet rīt būs saulaina diena ar vēju no jūras.</p>";
+    let none = undeclared_hints(None, None);
+    let misdeclared = |d: Detected| (d.encoding, d.source) == (UTF_8, Source::Misdeclared);
+    // By the server, by a <meta> in the prescan, by an XML declaration.
+    for (http, page, kind) in [
+        ("iso-8859-1", lv.to_string(), Kind::Html),
+        ("windows-1257", lv.to_string(), Kind::Plain),
+        ("", format!("<meta charset=windows-1252>{lv}"), Kind::Html),
+        (
+            "",
+            format!("<meta http-equiv=Content-Type content='text/html; charset=latin1'>{lv}"),
+            Kind::Html,
+        ),
+        (
+            "",
+            format!("<?xml version='1.0' encoding='iso-8859-13'?>{lv}"),
+            Kind::Xml,
+        ),
+        ("gbk", lv.to_string(), Kind::Html),
+    ] {
+        let d = detect(page.as_bytes(), http, kind, &none);
+        assert!(misdeclared(d), "{http} {page:.60}: {d:?}");
+        assert_eq!(decode(page.as_bytes(), &d), page);
+    }
+    // Declared legacy and really legacy: as declared.
+    let (w1257, _, _) = WINDOWS_1257.encode(lv);
+    let d = detect(&w1257, "windows-1257", Kind::Html, &none);
+    assert_eq!((d.encoding, d.source), (WINDOWS_1257, Source::Http));
+    // All ASCII: nothing tells, the declaration stands.
+    let d = detect(b"<p>Riga</p>", "iso-8859-13", Kind::Html, &none);
+    assert_eq!((d.encoding, d.source), (ISO_8859_13, Source::Http));
+    // Declared UTF-8, or a byte order mark: as they say.
+    let d = detect(lv.as_bytes(), "utf-8", Kind::Html, &none);
+    assert_eq!((d.encoding, d.source), (UTF_8, Source::Http));
+    let mut bom = b"\xFF\xFE".to_vec();
+    bom.extend(lv.encode_utf16().flat_map(u16::to_le_bytes));
+    let d = detect(&bom, "iso-8859-1", Kind::Html, &none);
+    assert_eq!((d.encoding, d.source), (UTF_16LE, Source::Bom));
+    // A declared charset that is not ASCII-compatible is not second-guessed
+    // from bytes read as ASCII.
+    let d = detect(lv.as_bytes(), "utf-16be", Kind::Html, &none);
+    assert_eq!((d.encoding, d.source), (UTF_16BE, Source::Http));
 }
 
 #[test]

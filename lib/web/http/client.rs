@@ -22,6 +22,8 @@ pub(super) struct Collector {
     failure: Option<Failure>,
     /// The charset filter has judged this body (see `judge_charset`).
     charset_judged: bool,
+    /// How much of the body is known to be valid UTF-8 (for that filter).
+    utf8_upto: usize,
 }
 
 impl Collector {
@@ -36,6 +38,7 @@ impl Collector {
                 .unwrap_or(0);
             self.headers = Headers::default();
             self.charset_judged = false;
+            self.utf8_upto = 0;
             self.multiplexed = line.starts_with("HTTP/2") || line.starts_with("HTTP/3");
             return;
         }
@@ -91,10 +94,10 @@ impl Handler for Collector {
             return Ok(0);
         }
         self.body.extend_from_slice(data);
-        // An uncompressed body is judged as soon as its byte order mark,
-        // if any, has arrived; a compressed one once it is decoded.
+        // An uncompressed body is judged as it arrives; a compressed one
+        // once it is decoded.
         let plain = matches!(self.headers.content_encoding.as_str(), "" | "identity");
-        if plain && self.body.len() >= BOM_BYTES && !self.judge_charset(None) {
+        if plain && !self.judge_charset(None) {
             return Ok(0);
         }
         Ok(data.len())
@@ -102,21 +105,28 @@ impl Handler for Collector {
 }
 
 impl Collector {
-    /// Applies `--filter-charset` once to a 2xx page, on the start of its
-    /// body (`decoded`, or the body as it arrives): false when refused.
+    /// Applies `--filter-charset` to a 2xx page, on its whole `decoded`
+    /// body or on the body as it arrives: false when refused.
     fn judge_charset(&mut self, decoded: Option<&[u8]>) -> bool {
         if self.charset_judged || self.kind != Kind::Page || !(200..300).contains(&self.status) {
             return true;
         }
-        self.charset_judged = true;
+        let complete = decoded.is_some();
         let body = decoded.unwrap_or(&self.body);
-        let start = body.get(..BOM_BYTES).unwrap_or(body);
-        match self.filter.refuse_charset(&self.headers, start) {
-            Some(why) => {
+        match self
+            .filter
+            .judge_charset(&self.headers, body, complete, &mut self.utf8_upto)
+        {
+            CharsetVerdict::Wait => true,
+            CharsetVerdict::Pass => {
+                self.charset_judged = true;
+                true
+            }
+            CharsetVerdict::Refuse(why) => {
+                self.charset_judged = true;
                 self.failure = Some(Failure::Rejected(why));
                 false
             }
-            None => true,
         }
     }
 }
@@ -238,6 +248,7 @@ impl Client {
             body: Vec::new(),
             failure: None,
             charset_judged: false,
+            utf8_upto: 0,
         });
         e.url(&req.url)?;
         // Never let libcurl resolve a name or use a proxy from the

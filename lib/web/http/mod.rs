@@ -238,27 +238,78 @@ impl HeaderFilter {
         None
     }
 
-    /// Why a page whose body begins with `start` fails `--filter-charset`,
-    /// or None when it passes or cannot be judged yet. The charset is the
-    /// one the HTML standard's sniffing decides from these two: a byte
-    /// order mark overrides the header's label, and a label WHATWG does not
-    /// know is ignored as browsers ignore it (nlpc-vrfy then decides from
-    /// the body, and applies the filter to that). Bodies are judged at
-    /// their first [`BOM_BYTES`] bytes, so a refused one is not downloaded.
-    pub fn refuse_charset(&self, h: &Headers, start: &[u8]) -> Option<String> {
+    /// What `--filter-charset` says of a 2xx page from its headers and
+    /// its body so far (`complete` once it is all in, decoded). The
+    /// charset judged is the one nlpc-vrfy decides (document::charset): a
+    /// byte order mark overrides the header's label; a label WHATWG does
+    /// not know is ignored, as browsers ignore it, and the page passes
+    /// (nlpc-vrfy judges the charset it finds in the body); a legacy label
+    /// over a body of valid UTF-8 with non-ASCII bytes means UTF-8. So a
+    /// refused label refuses the page as soon as its body has a byte that
+    /// is not valid UTF-8, often in the first packet, and the rest is not
+    /// downloaded. `valid_upto` keeps how much of the body is known to be
+    /// valid UTF-8 between calls, so each byte is checked once.
+    pub fn judge_charset(
+        &self,
+        h: &Headers,
+        body: &[u8],
+        complete: bool,
+        valid_upto: &mut usize,
+    ) -> CharsetVerdict {
+        let allowed = |e| self.charsets.is_empty() || self.charsets.contains(&e);
         if self.charsets.is_empty() {
-            return None;
+            return CharsetVerdict::Pass;
         }
-        let e = match encoding_rs::Encoding::for_bom(start) {
-            Some((e, _)) => e,
-            None => charset::resolve(&h.charset)?,
+        if body.len() < BOM_BYTES && !complete {
+            return CharsetVerdict::Wait;
+        }
+        let refuse = |e| CharsetVerdict::Refuse(format!("charset {}", charset::name(e)));
+        if let Some((e, _)) = encoding_rs::Encoding::for_bom(body) {
+            return if allowed(e) {
+                CharsetVerdict::Pass
+            } else {
+                refuse(e)
+            };
+        }
+        let Some(e) = charset::resolve(&h.charset) else {
+            return CharsetVerdict::Pass;
         };
-        (!self.charsets.contains(&e)).then(|| format!("charset {}", charset::name(e)))
+        if allowed(e) {
+            return CharsetVerdict::Pass;
+        }
+        // Refused as labelled, unless the body turns out to be UTF-8.
+        if !e.is_ascii_compatible() || !allowed(encoding_rs::UTF_8) {
+            return refuse(e);
+        }
+        if complete {
+            return if charset::misdeclared(e, body) {
+                CharsetVerdict::Pass
+            } else {
+                refuse(e)
+            };
+        }
+        let rest = body.get(*valid_upto..).unwrap_or_default();
+        match std::str::from_utf8(rest) {
+            Ok(_) => *valid_upto = body.len(),
+            // A character cut at the end of what has arrived so far.
+            Err(err) if err.error_len().is_none() => *valid_upto += err.valid_up_to(),
+            Err(_) => return refuse(e),
+        }
+        CharsetVerdict::Wait
     }
 }
 
-/// The longest byte order mark (UTF-8's): what [`HeaderFilter::refuse_charset`]
-/// needs to see of a body.
+/// What `--filter-charset` says of a page (see [`HeaderFilter::judge_charset`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CharsetVerdict {
+    Pass,
+    Refuse(String),
+    /// Not yet known: more of the body is needed.
+    Wait,
+}
+
+/// The longest byte order mark (UTF-8's): what a body must have of itself
+/// before its charset is judged.
 pub const BOM_BYTES: usize = 3;
 
 #[cfg(test)]

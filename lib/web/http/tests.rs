@@ -108,27 +108,50 @@ fn filter() {
         ..Headers::default()
     };
     assert_eq!(f.refuse(&h), None);
-    assert_eq!(f.refuse_charset(&h, b"<ht"), None);
+    let judge =
+        |h: &Headers, body: &[u8], complete: bool| f.judge_charset(h, body, complete, &mut 0);
+    use CharsetVerdict::{Pass, Refuse, Wait};
+    let koi8 = || Refuse("charset koi8-r".into());
+    assert_eq!(judge(&h, b"<ht", false), Pass);
     h.charset = "koi8-r".into();
-    // The charset is judged on the body's start, not the headers alone.
+    // The charset is judged on the body, not the headers alone.
     assert_eq!(f.refuse(&h), None);
-    assert_eq!(
-        f.refuse_charset(&h, b"<ht").as_deref(),
-        Some("charset koi8-r")
-    );
+    assert_eq!(judge(&h, b"<p", false), Wait);
+    assert_eq!(judge(&h, b"<p>", false), Wait);
+    assert_eq!(judge(&h, b"<p>", true), koi8());
+    // A byte that is not UTF-8 settles it at once.
+    assert_eq!(judge(&h, b"<p>\xf0\xd2\xc9", false), koi8());
+    // Valid UTF-8 under a legacy label is UTF-8, once all of it is in;
+    // a character cut at the end of a packet is no evidence yet.
+    let utf8 = "<p>Rīgā</p>".as_bytes();
+    assert_eq!(judge(&h, &utf8[..6], false), Wait);
+    assert_eq!(judge(&h, utf8, false), Wait);
+    assert_eq!(judge(&h, utf8, true), Pass);
+    let mut upto = 0;
+    for end in 3..utf8.len() {
+        assert_eq!(f.judge_charset(&h, &utf8[..end], false, &mut upto), Wait);
+        assert!(upto <= end);
+    }
     // A byte order mark overrides the header, as the HTML standard says.
-    assert_eq!(f.refuse_charset(&h, b"\xEF\xBB\xBF"), None);
+    assert_eq!(judge(&h, b"\xEF\xBB\xBF", false), Pass);
     h.charset = "utf-8".into();
     assert_eq!(
-        f.refuse_charset(&h, b"\xFF\xFEa").as_deref(),
-        Some("charset utf-16le")
+        judge(&h, b"\xFF\xFEa", false),
+        Refuse("charset utf-16le".into())
     );
     // A label WHATWG does not know is ignored: nlpc-vrfy decides.
     h.charset = "x-no-such-charset".into();
-    assert_eq!(f.refuse_charset(&h, b"<ht"), None);
+    assert_eq!(judge(&h, b"<p>\xf0\xd2", false), Pass);
     h.charset = "cp1257".into();
     assert_eq!(f.refuse(&h), None);
-    assert_eq!(f.refuse_charset(&h, b""), None);
+    assert_eq!(judge(&h, b"", true), Pass);
+    // Without UTF-8 among the accepted, a refused label refuses at once.
+    let latin = HeaderFilter {
+        charsets: vec![encoding_rs::WINDOWS_1257],
+        ..HeaderFilter::default()
+    };
+    h.charset = "koi8-r".into();
+    assert_eq!(latin.judge_charset(&h, b"<p>", false, &mut 0), koi8());
     h.languages = vec!["ru".into(), "en".into()];
     assert_eq!(f.refuse(&h).as_deref(), Some("language ru,en"));
     h.languages = vec!["ru".into(), "lv".into()];

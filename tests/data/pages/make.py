@@ -112,6 +112,17 @@ CASES = [
     ("lv-notes-1257.txt", "http://www.avize.lv/16.txt",
      "Content-Type: text/plain", (LV + "\n").encode("cp1257"),
      "windows-1257", "detected", "biežāki autobusi"),
+    # UTF-8 that the server labels ISO-8859-1 (a server-wide default), and
+    # UTF-8 saved again with its old meta: UTF-8, not as declared.
+    ("lv-utf8-latin1-header.html", "https://www.zinas.lv/17",
+     "Content-Type: text/html; charset=ISO-8859-1",
+     page("Ziņas", LV).encode("utf-8"),
+     "UTF-8", "misdeclared", "biežāki autobusi"),
+    ("lv-utf8-old-meta.html", "http://www.avize.lv/18",
+     "Content-Type: text/html",
+     page("Ziņas", LV_QUOTES, head='<meta http-equiv="Content-Type" '
+          'content="text/html; charset=windows-1257">').encode("utf-8"),
+     "UTF-8", "misdeclared", "„Mēs ņemsim"),
 ]
 
 
