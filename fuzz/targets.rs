@@ -158,6 +158,46 @@ pub fn charset(data: &[u8]) {
     };
     let d = charset::detect(body, label, kind, &hints);
     assert!(d.bom_len <= body.len(), "byte order mark past the end");
+    // Valid UTF-8 is never read as a legacy charset, whatever is declared
+    // (a byte order mark, or a charset that is not ASCII-compatible, aside).
+    if !body.is_ascii() && std::str::from_utf8(body).is_ok() && d.source != charset::Source::Bom
+    {
+        assert!(
+            d.encoding.name() == "UTF-8" || !d.encoding.is_ascii_compatible(),
+            "valid UTF-8 decoded as {}",
+            d.encoding.name()
+        );
+    }
+    // nlpc-fetch never refuses a page nlpc-vrfy would accept, whole or
+    // judged piece by piece as it arrives.
+    let filter = HeaderFilter {
+        charsets: vec![d.encoding],
+        ..HeaderFilter::default()
+    };
+    let h = Headers {
+        charset: label.to_string(),
+        ..Headers::default()
+    };
+    let whole = filter.judge_charset(&h, body, true, &mut 0);
+    assert_ne!(
+        std::mem::discriminant(&whole),
+        std::mem::discriminant(&http::CharsetVerdict::Refuse(String::new())),
+        "nlpc-fetch refuses {} that nlpc-vrfy decides",
+        d.encoding.name()
+    );
+    let mut upto = 0;
+    for end in [1, 3, 7, body.len() / 2, body.len()] {
+        let part = body.get(..end).unwrap_or(body);
+        let v = filter.judge_charset(&h, part, false, &mut upto);
+        assert!(upto <= part.len());
+        assert!(
+            !matches!(v, http::CharsetVerdict::Refuse(_)),
+            "refused on a part of a page it accepts whole"
+        );
+        if v == http::CharsetVerdict::Pass {
+            break;
+        }
+    }
     let text = charset::decode(body, &d);
     let q = charset::Quality::of(&text);
     assert!(q.solid <= q.chars && q.replaced <= q.chars);
