@@ -288,6 +288,10 @@ impl HeaderFilter {
                 refuse(e)
             };
         }
+        if *valid_upto > body.len() {
+            // Another body than the one measured: start over.
+            *valid_upto = 0;
+        }
         let rest = body.get(*valid_upto..).unwrap_or_default();
         match std::str::from_utf8(rest) {
             Ok(_) => *valid_upto = body.len(),

@@ -132,6 +132,10 @@ fn filter() {
         assert_eq!(f.judge_charset(&h, &utf8[..end], false, &mut upto), Wait);
         assert!(upto <= end);
     }
+    // Measured past the end of a shorter body (another one): measured anew.
+    let mut upto = 7;
+    assert_eq!(f.judge_charset(&h, &utf8[..5], false, &mut upto), Wait);
+    assert_eq!(f.judge_charset(&h, utf8, false, &mut upto), Wait);
     // A byte order mark overrides the header, as the HTML standard says.
     assert_eq!(judge(&h, b"\xEF\xBB\xBF", false), Pass);
     h.charset = "utf-8".into();
