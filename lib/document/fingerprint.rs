@@ -320,11 +320,25 @@ pub fn simhash(text: &str) -> u64 {
 /// of digits alone left out) are `words`, in order, as [`piece_words`]
 /// gives them: [`simhash`] of that text.
 pub(crate) fn simhash_of_words(words: &[u64]) -> u64 {
-    let mut s = Shingles::new();
-    for &h in words {
-        s.word(mix(h));
+    let [w0, w1, _, ..] = words else {
+        // Fewer than three words: one shingle of them.
+        let mut s = Shingles::new();
+        for &h in words {
+            s.word(mix(h));
+        }
+        return s.finish();
+    };
+    // What `Shingles` does a word at a time, with the window in two
+    // variables: a shingle a word from the third on, and no more than
+    // u32::MAX of them.
+    let mut votes = Votes::new();
+    let (mut a, mut b) = (mix(*w0), mix(*w1));
+    for &w in words.iter().skip(2).take(u32::MAX as usize) {
+        let c = mix(w);
+        votes.add(shingle_hash(&[a, b, c]));
+        (a, b) = (b, c);
     }
-    s.finish()
+    votes.bits()
 }
 
 /// Gives `g` the words of `piece` as [`simhash`] splits and hashes them
