@@ -483,20 +483,19 @@ fn tallied<S: Sink>(
     // text holds: the lists are not grown (and copied) a dozen times.
     let mut noted = Noted::with_capacity(if tally { doc.len() / 8 } else { 0 });
     let (title, js) = judge(doc, mode, also, tally.then_some(&mut noted));
-    let (main_words, main_hashes) = js
+    let main_hashes = js
         .iter()
         .filter(|j| j.class == Class::Good)
-        .fold((0, 0), |(l, h), j| {
-            (l + j.letters.len(), h + j.hashes.len())
-        });
-    let mut t = tally.then(|| Tally::with_capacity(main_words, main_hashes));
+        .map(|j| j.hashes.len())
+        .sum();
+    let mut t = tally.then(|| Tally::new(noted, main_hashes));
     let blocks = js
         .into_iter()
         .filter(|j| j.class == Class::Good)
         .map(|j| {
             if let Some(tl) = t.as_mut() {
                 if tl
-                    .push_block(j.raw.text.len(), j.normal, &noted, &j.letters, &j.hashes)
+                    .push_block(j.raw.text.len(), j.normal, &j.letters, &j.hashes)
                     .is_none()
                 {
                     t = None;

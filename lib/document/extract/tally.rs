@@ -66,21 +66,35 @@ pub(crate) fn note(spans: &mut Vec<Span>, text: &str, w: &str, kinds: Kinds) {
 /// and its SimHash's.
 #[derive(Debug, Default)]
 pub struct Tally {
-    words: Vec<Span>,
+    /// The words of every block of the page, at their places in their
+    /// block: those of the main text's blocks are found from `blocks`,
+    /// and only those a ratio reads are placed in the main text.
+    noted: Noted,
+    /// The main text's SimHash words.
     hashes: Vec<u64>,
-    /// Each block's bytes, and whether it is normalised for the text
-    /// hash.
-    blocks: Vec<(usize, bool)>,
+    blocks: Vec<Block>,
     /// Bytes of the main text so far: each block and its newline.
     len: usize,
 }
 
+/// A block of the main text.
+#[derive(Debug)]
+struct Block {
+    /// Where it starts in the main text, and its bytes.
+    at: usize,
+    len: usize,
+    /// Its words in `Noted::letters`.
+    letters: Range<usize>,
+    /// Whether it is normalised for the text hash.
+    normal: bool,
+}
+
 impl Tally {
-    /// An empty tally with room for `words` words and `hashes` SimHash
-    /// words.
-    pub(crate) fn with_capacity(words: usize, hashes: usize) -> Tally {
+    /// An empty tally over the words `noted` of a page's blocks, with room
+    /// for `hashes` SimHash words of its main text.
+    pub(crate) fn new(noted: Noted, hashes: usize) -> Tally {
         Tally {
-            words: Vec::with_capacity(words),
+            noted,
             hashes: Vec::with_capacity(hashes),
             blocks: Vec::new(),
             len: 0,
@@ -88,32 +102,28 @@ impl Tally {
     }
 
     /// Appends a block of `len` bytes, normalised for the text hash or
-    /// not, whose words are `letters` and `hashes` of `noted`; None when
-    /// the main text would pass 4 GiB, where offsets are not kept, or the
-    /// ranges are not in `noted`.
+    /// not, whose words are `letters` and `hashes` of the words noted;
+    /// None when the main text would pass 4 GiB, where offsets are not
+    /// kept, or the ranges are not in what was noted.
     pub(crate) fn push_block(
         &mut self,
         len: usize,
         normal: bool,
-        noted: &Noted,
         letters: &Range<usize>,
         hashes: &Range<usize>,
     ) -> Option<()> {
-        let base = u32::try_from(self.len).ok()?;
+        let at = self.len;
         self.len = self.len.checked_add(len)?.checked_add(1)?;
         u32::try_from(self.len).ok()?;
         self.hashes
-            .extend_from_slice(noted.hashes.get(hashes.clone())?);
-        self.blocks.push((len, normal));
-        // The words lie in the block, and the block's end fits in u32:
-        // the sums do not saturate. In one extend, without a check of
-        // room for each word.
-        self.words
-            .extend(noted.letters.get(letters.clone())?.iter().map(|s| Span {
-                start: base.saturating_add(s.start),
-                end: base.saturating_add(s.end),
-                kinds: s.kinds,
-            }));
+            .extend_from_slice(self.noted.hashes.get(hashes.clone())?);
+        self.noted.letters.get(letters.clone())?;
+        self.blocks.push(Block {
+            at,
+            len,
+            letters: letters.clone(),
+            normal,
+        });
         Some(())
     }
 
@@ -124,7 +134,7 @@ impl Tally {
         let b = text.as_bytes();
         let mut blocks = Vec::with_capacity(self.blocks.len());
         let mut at = 0usize;
-        for &(len, normal) in &self.blocks {
+        for &Block { len, normal, .. } in &self.blocks {
             let end = at.saturating_add(len);
             match text.get(at..end) {
                 Some(block) if b.get(end) == Some(&b'\n') => blocks.push((block, normal)),
@@ -159,13 +169,29 @@ impl Tally {
         let mut r = Ratio::default();
         let mut lower = String::new();
         for s in slices {
-            let first = self.words.partition_point(|w| (w.start as usize) < s.start);
-            for w in &self.words[first..] {
-                if w.end as usize > s.end {
-                    break;
-                }
-                if let Some(word) = text.get(w.start as usize..w.end as usize) {
-                    dict.count(word, w.kinds, &mut lower, &mut r);
+            // The words from the first that starts in the slice, in
+            // order, to the first that ends past it. Blocks that end
+            // before the slice hold none of them.
+            let first = self.blocks.partition_point(|b| b.at + b.len < s.start);
+            'slice: for b in self.blocks.get(first..).unwrap_or_default() {
+                let spans = self
+                    .noted
+                    .letters
+                    .get(b.letters.clone())
+                    .unwrap_or_default();
+                let skip = if b.at < s.start {
+                    spans.partition_point(|w| b.at + (w.start as usize) < s.start)
+                } else {
+                    0
+                };
+                for w in spans.get(skip..).unwrap_or_default() {
+                    let (start, end) = (b.at + w.start as usize, b.at + w.end as usize);
+                    if end > s.end {
+                        break 'slice;
+                    }
+                    if let Some(word) = text.get(start..end) {
+                        dict.count(word, w.kinds, &mut lower, &mut r);
+                    }
                 }
             }
         }
@@ -300,7 +326,7 @@ mod tests {
             with_main += 1;
             let text = main.text();
             assert_eq!(tally.fingerprint(&text), Fingerprint::of(&text), "{text:?}");
-            not_normal += usize::from(tally.blocks.iter().any(|&(_, normal)| !normal));
+            not_normal += usize::from(tally.blocks.iter().any(|b| !b.normal));
             // A text that is not the main text noted is read itself.
             let cut = text.strip_suffix('\n').unwrap_or_default();
             for other in ["Rīga ir upe.", cut, &format!("{text} ")] {
