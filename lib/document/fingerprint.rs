@@ -58,7 +58,7 @@ impl Fingerprint {
     pub(crate) fn of_blocks<'a>(
         blocks: impl IntoIterator<Item = (&'a str, bool)>,
         len: usize,
-        words: &[u64],
+        words: impl IntoIterator<Item = u64>,
     ) -> Fingerprint {
         let mut feed = Feed::new(len);
         let mut started = false;
@@ -319,11 +319,13 @@ pub fn simhash(text: &str) -> u64 {
 /// The SimHash of a text whose words (FNV-1a of their lowercase, words
 /// of digits alone left out) are `words`, in order, as [`piece_words`]
 /// gives them: [`simhash`] of that text.
-pub(crate) fn simhash_of_words(words: &[u64]) -> u64 {
-    let [w0, w1, _, ..] = words else {
+pub(crate) fn simhash_of_words(words: impl IntoIterator<Item = u64>) -> u64 {
+    let mut words = words.into_iter();
+    let first = [words.next(), words.next(), words.next()];
+    let [Some(w0), Some(w1), Some(w2)] = first else {
         // Fewer than three words: one shingle of them.
         let mut s = Shingles::new();
-        for &h in words {
+        for h in first.into_iter().flatten() {
             s.word(mix(h));
         }
         return s.finish();
@@ -332,8 +334,8 @@ pub(crate) fn simhash_of_words(words: &[u64]) -> u64 {
     // variables: a shingle a word from the third on, and no more than
     // u32::MAX of them.
     let mut votes = Votes::new();
-    let (mut a, mut b) = (mix(*w0), mix(*w1));
-    for &w in words.iter().skip(2).take(u32::MAX as usize) {
+    let (mut a, mut b) = (mix(w0), mix(w1));
+    for w in std::iter::once(w2).chain(words).take(u32::MAX as usize) {
         let c = mix(w);
         votes.add(shingle_hash(&[a, b, c]));
         (a, b) = (b, c);
@@ -1070,7 +1072,7 @@ mod tests {
             piece_words(t, |h| whole.push(h));
             assert_eq!(hashes, whole, "{t:?}");
             let (hash, sim) = reference(t);
-            assert_eq!(simhash_of_words(&hashes), sim, "{t:?}");
+            assert_eq!(simhash_of_words(hashes.iter().copied()), sim, "{t:?}");
             let normalised = t.split_whitespace().collect::<Vec<_>>().join(" ");
             assert_eq!(is_normal, *t == normalised, "{t:?}");
             normal += usize::from(is_normal);
@@ -1079,7 +1081,8 @@ mod tests {
             let one = format!("{t}\n");
             assert_eq!(reference(&one).0, hash);
             for told in [is_normal, false] {
-                let f = Fingerprint::of_blocks([(t.as_str(), told)], one.len(), &hashes);
+                let f =
+                    Fingerprint::of_blocks([(t.as_str(), told)], one.len(), hashes.iter().copied());
                 assert_eq!((f.text, f.simhash), (hash, sim), "{t:?}");
             }
         }
@@ -1100,7 +1103,7 @@ mod tests {
                 }
             }
             let (hash, sim) = reference(&main);
-            let f = Fingerprint::of_blocks(blocks, main.len(), &hashes);
+            let f = Fingerprint::of_blocks(blocks, main.len(), hashes);
             assert_eq!((f.text, f.simhash), (hash, sim), "{main:?}");
         }
     }

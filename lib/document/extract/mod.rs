@@ -483,12 +483,7 @@ fn tallied<S: Sink>(
     // text holds: the lists are not grown (and copied) a dozen times.
     let mut noted = Noted::with_capacity(if tally { doc.len() / 8 } else { 0 });
     let (title, js) = judge(doc, mode, also, tally.then_some(&mut noted));
-    let main_hashes = js
-        .iter()
-        .filter(|j| j.class == Class::Good)
-        .map(|j| j.hashes.len())
-        .sum();
-    let mut t = tally.then(|| Tally::new(noted, main_hashes));
+    let mut t = tally.then(|| Tally::new(noted));
     let blocks = js
         .into_iter()
         .filter(|j| j.class == Class::Good)

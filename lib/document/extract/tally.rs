@@ -70,8 +70,6 @@ pub struct Tally {
     /// block: those of the main text's blocks are found from `blocks`,
     /// and only those a ratio reads are placed in the main text.
     noted: Noted,
-    /// The main text's SimHash words.
-    hashes: Vec<u64>,
     blocks: Vec<Block>,
     /// Bytes of the main text so far: each block and its newline.
     len: usize,
@@ -83,19 +81,19 @@ struct Block {
     /// Where it starts in the main text, and its bytes.
     at: usize,
     len: usize,
-    /// Its words in `Noted::letters`.
+    /// Its words in `Noted::letters`, and its SimHash words in
+    /// `Noted::hashes`.
     letters: Range<usize>,
+    hashes: Range<usize>,
     /// Whether it is normalised for the text hash.
     normal: bool,
 }
 
 impl Tally {
-    /// An empty tally over the words `noted` of a page's blocks, with room
-    /// for `hashes` SimHash words of its main text.
-    pub(crate) fn new(noted: Noted, hashes: usize) -> Tally {
+    /// An empty tally over the words `noted` of a page's blocks.
+    pub(crate) fn new(noted: Noted) -> Tally {
         Tally {
             noted,
-            hashes: Vec::with_capacity(hashes),
             blocks: Vec::new(),
             len: 0,
         }
@@ -115,13 +113,13 @@ impl Tally {
         let at = self.len;
         self.len = self.len.checked_add(len)?.checked_add(1)?;
         u32::try_from(self.len).ok()?;
-        self.hashes
-            .extend_from_slice(self.noted.hashes.get(hashes.clone())?);
+        self.noted.hashes.get(hashes.clone())?;
         self.noted.letters.get(letters.clone())?;
         self.blocks.push(Block {
             at,
             len,
             letters: letters.clone(),
+            hashes: hashes.clone(),
             normal,
         });
         Some(())
@@ -145,7 +143,11 @@ impl Tally {
         if at != text.len() {
             return Fingerprint::of(text);
         }
-        Fingerprint::of_blocks(blocks, text.len(), &self.hashes)
+        let hashes = self.blocks.iter().flat_map(|b| {
+            let h = self.noted.hashes.get(b.hashes.clone());
+            h.unwrap_or_default().iter().copied()
+        });
+        Fingerprint::of_blocks(blocks, text.len(), hashes)
     }
 
     /// `dict.ratio(&lang::sample(text, cap))`, where `text` is the main
