@@ -22,12 +22,35 @@ pub(crate) struct Noted {
     pub(crate) hashes: Vec<u64>,
 }
 
+thread_local! {
+    /// The lists of the last page read on this thread, for the next: a
+    /// large page's are megabytes, and allocated afresh for each page
+    /// glibc hands them back to the kernel and faults them in again,
+    /// which costs more than filling them.
+    static SPARE: std::cell::Cell<Option<Noted>> = const { std::cell::Cell::new(None) };
+}
+
+/// Lists longer than this (those of a page of more than about 4 MB) are
+/// not kept for the next page: a thread holds at most about 10 MB.
+const KEEP: usize = 1 << 19;
+
 impl Noted {
     /// Empty lists with room for `words` words each.
     pub(crate) fn with_capacity(words: usize) -> Noted {
-        Noted {
-            letters: Vec::with_capacity(words),
-            hashes: Vec::with_capacity(words),
+        let mut n = SPARE.with(std::cell::Cell::take).unwrap_or_default();
+        n.letters.clear();
+        n.hashes.clear();
+        n.letters.reserve(words);
+        n.hashes.reserve(words);
+        n
+    }
+}
+
+impl Drop for Tally {
+    fn drop(&mut self) {
+        let n = std::mem::take(&mut self.noted);
+        if n.letters.capacity() <= KEEP && n.hashes.capacity() <= KEEP {
+            SPARE.with(|s| s.set(Some(n)));
         }
     }
 }
