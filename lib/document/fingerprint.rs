@@ -41,10 +41,37 @@ impl Fingerprint {
     pub fn of(text: &str) -> Fingerprint {
         // Both in one pass over the text.
         let mut feed = Feed::new(text.len());
-        let simhash = walk(text, Some(&mut feed));
+        let mut s = Shingles::new();
+        walk(text, Some(&mut feed), |h| s.word(mix(h)));
+        let simhash = s.finish();
         Fingerprint {
             text: feed.finish(),
             simhash,
+        }
+    }
+
+    /// [`Fingerprint::of`] the text of `blocks`, each followed by a line
+    /// break, of `len` bytes in all, whose SimHash words ([`piece_words`])
+    /// are `words`. A block said to be normalised (its words with one
+    /// space between them and nothing else, as `words::words_hashed` tells)
+    /// is hashed as it is; the others are read for their white space.
+    pub(crate) fn of_blocks<'a>(
+        blocks: impl IntoIterator<Item = (&'a str, bool)>,
+        len: usize,
+        words: impl IntoIterator<Item = u64>,
+    ) -> Fingerprint {
+        let mut feed = Feed::new(len);
+        let mut started = false;
+        for (block, normal) in blocks {
+            if normal {
+                feed.stretch(block.as_bytes(), 0, block.len(), &mut started);
+            } else {
+                feed.words(block, &mut started);
+            }
+        }
+        Fingerprint {
+            text: feed.finish(),
+            simhash: simhash_of_words(words),
         }
     }
 }
@@ -146,68 +173,71 @@ impl Feed {
 /// words (runs of characters that are not `char::is_whitespace`) with one
 /// space between them.
 pub fn text_hash(text: &str) -> [u8; 16] {
-    // Stretches of the text that are normalised already (words with one
-    // space between them, most of a main text) are copied whole, found a
-    // byte at a time from a table; only the lead bytes of the few white
-    // space characters past ASCII are decoded.
-    let b = text.as_bytes();
-    let mut feed = Feed::new(b.len());
-    let mut i = 0;
-    let mut started = false;
-    loop {
-        while let Some(n) = space_at(text, i) {
-            i += n;
-        }
-        if i >= b.len() {
-            break;
-        }
-        let start = i;
-        while let Some(&c) = b.get(i) {
-            // Eight bytes at a time while they hold no white space but
-            // single spaces between words, nor a lead byte of a white
-            // space character past ASCII (C2, E1 to E3; E0 too, on the
-            // safe side).
-            if let Some(x) = word_at(b, i) {
-                let sp = zero_bytes(x ^ lanes(b' '));
-                if controls(x) == 0
-                    && sp & (sp >> 8) == 0
-                    && (x & HIGH == 0
-                        || (zero_bytes(x ^ lanes(0xC2))
-                            | zero_bytes((x & lanes(0xFC)) ^ lanes(0xE0)))
-                            == 0)
-                {
-                    // A space last is left for the next look, which sees
-                    // what follows it (it is after a byte that is no
-                    // space).
-                    i += if sp >> 56 == 0 { 8 } else { 7 };
-                    continue;
-                }
-            }
-            match SPACE_CLASS[usize::from(c)] {
-                0 => i += 1,
-                // One space between two words stays as it is.
-                2 if b
-                    .get(i + 1)
-                    .is_some_and(|&n| SPACE_CLASS[usize::from(n)] == 0) =>
-                {
-                    i += 2
-                }
-                3 => match text.get(i..).and_then(|t| t.chars().next()) {
-                    Some(ch) if !ch.is_whitespace() => i += ch.len_utf8(),
-                    _ => break,
-                },
-                _ => break,
-            }
-        }
-        // A stretch ends only at white space or the end: the next one is
-        // a word after white space.
-        if started {
-            feed.push(b" ");
-        }
-        feed.push(&b[start..i]);
-        started = true;
-    }
+    let mut feed = Feed::new(text.len());
+    feed.words(text, &mut false);
     feed.finish()
+}
+
+impl Feed {
+    /// Feeds the words of `text` with one space between them, and one
+    /// before the first if `started` (a word was fed before).
+    fn words(&mut self, text: &str, started: &mut bool) {
+        // Stretches of the text that are normalised already (words with
+        // one space between them, most of a main text) are copied whole,
+        // found a byte at a time from a table; only the lead bytes of the
+        // few white space characters past ASCII are decoded.
+        let b = text.as_bytes();
+        let mut i = 0;
+        loop {
+            while let Some(n) = space_at(text, i) {
+                i += n;
+            }
+            if i >= b.len() {
+                break;
+            }
+            let start = i;
+            while let Some(&c) = b.get(i) {
+                // Eight bytes at a time while they hold no white space but
+                // single spaces between words, nor a lead byte of a white
+                // space character past ASCII (C2, E1 to E3; E0 too, on the
+                // safe side).
+                if let Some(x) = word_at(b, i) {
+                    let sp = zero_bytes(x ^ lanes(b' '));
+                    if controls(x) == 0
+                        && sp & (sp >> 8) == 0
+                        && (x & HIGH == 0
+                            || (zero_bytes(x ^ lanes(0xC2))
+                                | zero_bytes((x & lanes(0xFC)) ^ lanes(0xE0)))
+                                == 0)
+                    {
+                        // A space last is left for the next look, which
+                        // sees what follows it (it is after a byte that is
+                        // no space).
+                        i += if sp >> 56 == 0 { 8 } else { 7 };
+                        continue;
+                    }
+                }
+                match SPACE_CLASS[usize::from(c)] {
+                    0 => i += 1,
+                    // One space between two words stays as it is.
+                    2 if b
+                        .get(i + 1)
+                        .is_some_and(|&n| SPACE_CLASS[usize::from(n)] == 0) =>
+                    {
+                        i += 2
+                    }
+                    3 => match text.get(i..).and_then(|t| t.chars().next()) {
+                        Some(ch) if !ch.is_whitespace() => i += ch.len_utf8(),
+                        _ => break,
+                    },
+                    _ => break,
+                }
+            }
+            // A stretch ends only at white space or the end: the next one
+            // is a word after white space.
+            self.stretch(b, start, i, started);
+        }
+    }
 }
 
 /// The number of bits in which two fingerprints differ.
@@ -224,8 +254,8 @@ fn mix(mut z: u64) -> u64 {
 }
 
 /// FNV-1a's offset basis and prime.
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0100_0000_01b3;
+pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
 /// `h` followed by the UTF-8 of `c` lower-cased, in FNV-1a.
 #[inline]
@@ -281,17 +311,62 @@ const ASCII_ALNUM_LOWER_ALL: [u8; 256] = {
 /// The 64-bit SimHash of `text`'s word shingles; 0 for a text without
 /// words. A text of fewer than [`SHINGLE`] words is one shingle.
 pub fn simhash(text: &str) -> u64 {
-    walk(text, None)
+    let mut s = Shingles::new();
+    walk(text, None, |h| s.word(mix(h)));
+    s.finish()
 }
 
-/// The SimHash of `text`, and with `feed`, its text hash fed there in the
-/// same pass: every byte the words' split looks at anyway is also asked
-/// whether it is white space that the text hash does not keep as it is.
-// Inlined into its two callers, so that the text hash's part is left out
-// of `simhash` altogether.
+/// The SimHash of a text whose words (FNV-1a of their lowercase, words
+/// of digits alone left out) are `words`, in order, as [`piece_words`]
+/// gives them: [`simhash`] of that text.
+pub(crate) fn simhash_of_words(words: impl IntoIterator<Item = u64>) -> u64 {
+    let mut words = words.into_iter();
+    let first = [words.next(), words.next(), words.next()];
+    let [Some(w0), Some(w1), Some(w2)] = first else {
+        // Fewer than three words: one shingle of them.
+        let mut s = Shingles::new();
+        for h in first.into_iter().flatten() {
+            s.word(mix(h));
+        }
+        return s.finish();
+    };
+    // What `Shingles` does a word at a time, with the window in two
+    // variables: a shingle a word from the third on, and no more than
+    // u32::MAX of them.
+    let mut votes = Votes::new();
+    let (mut a, mut b) = (mix(w0), mix(w1));
+    for w in std::iter::once(w2).chain(words).take(u32::MAX as usize) {
+        let c = mix(w);
+        votes.add(shingle_hash(&[a, b, c]));
+        (a, b) = (b, c);
+    }
+    votes.bits()
+}
+
+/// Gives `g` the words of `piece` as [`simhash`] splits and hashes them
+/// (FNV-1a of the lowercase; words of digits alone left out), and tells
+/// whether it holds white space. Any two texts joined by white space (or
+/// by anything that is neither a letter nor a digit) have the words of
+/// the one, then of the other.
+pub(crate) fn piece_words(piece: &str, g: impl FnMut(u64)) -> bool {
+    walk(piece, None, g);
+    // Only a byte of the table's classes can start white space, and each
+    // is at a character boundary (none is a continuation byte).
+    piece
+        .bytes()
+        .enumerate()
+        .any(|(i, c)| SPACE_CLASS[usize::from(c)] != 0 && space_at(piece, i).is_some())
+}
+
+/// The words of `text` for the SimHash, each given to `word` as the FNV-1a
+/// of its lowercase (words of digits alone left out), and with `feed`, its
+/// text hash fed there in the same pass: every byte the words' split looks
+/// at anyway is also asked whether it is white space that the text hash
+/// does not keep as it is.
+// Inlined into its callers, so that the text hash's part is left out of
+// the others altogether.
 #[inline(always)]
-fn walk(text: &str, mut feed: Option<&mut Feed>) -> u64 {
-    let mut s = Shingles::new();
+fn walk(text: &str, mut feed: Option<&mut Feed>, mut word: impl FnMut(u64)) {
     // One pass over the text, a byte at a time from a table in ASCII, a
     // character at a time past it: the word being read is hashed as it
     // goes, and whether it is digits alone noted.
@@ -392,19 +467,18 @@ fn walk(text: &str, mut feed: Option<&mut Feed>) -> u64 {
         }
         // Words of digits alone are left out.
         if in_word && !digits {
-            s.word(mix(h));
+            word(h);
         }
         h = FNV_OFFSET;
         in_word = false;
         digits = true;
     }
     if in_word && !digits {
-        s.word(mix(h));
+        word(h);
     }
     if let Some(f) = feed {
         f.stretch(b, from, b.len(), &mut started);
     }
-    s.finish()
 }
 
 /// The shingles of a text's words, as they come, and their votes.
@@ -821,6 +895,27 @@ mod tests {
     /// load and at the text's end, and random code points.
     #[test]
     fn simhash_is_the_reference_on_hostile_text() {
+        let mut words = 0usize;
+        let mut empty = 0usize;
+        for t in hostile_texts() {
+            let (hash, want) = reference(&t);
+            assert_eq!(simhash(&t), want, "{t:?}");
+            assert_eq!(reference::simhash(&t), want, "{t:?}");
+            assert_eq!(text_hash(&t), hash, "{t:?}");
+            let both = Fingerprint::of(&t);
+            assert_eq!((both.text, both.simhash), (hash, want), "{t:?}");
+            words += usize::from(want != 0);
+            empty += usize::from(want == 0);
+        }
+        // Both texts with words and texts without were made.
+        assert!(words > 15_000 && empty > 1000, "{words} {empty}");
+    }
+
+    /// Texts of the units the splits weigh (ASCII letters and digits in
+    /// runs, punctuation, controls and NUL, white space of every kind,
+    /// letters that grow when lowercased, marks, digits that are not
+    /// ASCII, random characters), short and long.
+    fn hostile_texts() -> Vec<String> {
         let units: &[&str] = &[
             "a",
             "Z",
@@ -892,8 +987,7 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let mut words = 0usize;
-        let mut empty = 0usize;
+        let mut texts = Vec::new();
         for round in 0..24_000u64 {
             let len = match round % 4 {
                 0 => next() % 8,
@@ -918,17 +1012,100 @@ mod tests {
                     _ => t.push_str(units[(r >> 8) as usize % units.len()]),
                 }
             }
-            let (hash, want) = reference(&t);
-            assert_eq!(simhash(&t), want, "{t:?}");
-            assert_eq!(reference::simhash(&t), want, "{t:?}");
-            assert_eq!(text_hash(&t), hash, "{t:?}");
-            let both = Fingerprint::of(&t);
-            assert_eq!((both.text, both.simhash), (hash, want), "{t:?}");
-            words += usize::from(want != 0);
-            empty += usize::from(want == 0);
+            texts.push(t);
         }
-        // Both texts with words and texts without were made.
-        assert!(words > 15_000 && empty > 1000, "{words} {empty}");
+        texts
+    }
+
+    /// The words' split that reads each word for the SimHash on its way
+    /// (`words::words_hashed`) and the fingerprint made from blocks and
+    /// those words (`Fingerprint::of_blocks`) against the definitions: the
+    /// same words for the dictionary, the same SimHash words, the right
+    /// answer to whether a text is normalised, the same fingerprint.
+    #[test]
+    fn words_read_once_give_the_reference_fingerprint() {
+        let mut texts = hostile_texts();
+        // Huge runs, and the white space the text hash weighs at the
+        // edges of a text and between its pieces.
+        for run in ["a", "Z9", "ā", "İ", "7", "語", "\u{a0}", " ", "-", "\u{0}"] {
+            texts.push(run.repeat(70_000));
+            texts.push(format!("x {} y", run.repeat(5_000)));
+        }
+        for t in [
+            "",
+            "a",
+            "a b",
+            "a  b",
+            " a",
+            "a ",
+            "a\tb",
+            "a\u{b}b",
+            "a\u{a0}b",
+            "a,\u{a0}b",
+            "a. b",
+            "a.  b",
+            "a.\nb",
+            "a\u{2003}",
+            "don't stop",
+            "don't  stop",
+            "3.14 x",
+            "a\u{85}",
+            "\u{85}a b",
+            "a b\u{3000}",
+            "x\u{1680}y z",
+        ] {
+            texts.push(t.to_string());
+        }
+        let (mut normal, mut not) = (0usize, 0usize);
+        for t in &texts {
+            let mut got = Vec::new();
+            let mut hashes = Vec::new();
+            let is_normal = crate::document::words::words_hashed(
+                t,
+                |w, k| got.push((w, k)),
+                |h| hashes.push(h),
+            );
+            let mut want = Vec::new();
+            crate::document::words::words(t, |w, k| want.push((w, k)));
+            assert_eq!(got, want, "{t:?}");
+            let mut whole = Vec::new();
+            piece_words(t, |h| whole.push(h));
+            assert_eq!(hashes, whole, "{t:?}");
+            let (hash, sim) = reference(t);
+            assert_eq!(simhash_of_words(hashes.iter().copied()), sim, "{t:?}");
+            let normalised = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(is_normal, *t == normalised, "{t:?}");
+            normal += usize::from(is_normal);
+            not += usize::from(!is_normal);
+            // The text as one block, told normalised or not.
+            let one = format!("{t}\n");
+            assert_eq!(reference(&one).0, hash);
+            for told in [is_normal, false] {
+                let f =
+                    Fingerprint::of_blocks([(t.as_str(), told)], one.len(), hashes.iter().copied());
+                assert_eq!((f.text, f.simhash), (hash, sim), "{t:?}");
+            }
+        }
+        assert!(normal > 2000 && not > 10_000, "{normal} {not}");
+        // Main texts of several blocks: the texts cut at their line
+        // breaks, each block read by itself.
+        for group in texts.chunks(7) {
+            let mut main = String::new();
+            let mut blocks = Vec::new();
+            let mut hashes = Vec::new();
+            for t in group {
+                for block in t.split('\n').filter(|b| !b.is_empty()) {
+                    let normal =
+                        crate::document::words::words_hashed(block, |_, _| {}, |h| hashes.push(h));
+                    blocks.push((block, normal));
+                    main.push_str(block);
+                    main.push('\n');
+                }
+            }
+            let (hash, sim) = reference(&main);
+            let f = Fingerprint::of_blocks(blocks, main.len(), hashes);
+            assert_eq!((f.text, f.simhash), (hash, sim), "{main:?}");
+        }
     }
 
     #[test]

@@ -4,6 +4,9 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::document::fingerprint::{piece_words, FNV_OFFSET, FNV_PRIME};
+use crate::document::lower::{self, Low};
+
 /// Characters below this have their lowercase in [`LOWER`]: Latin, Greek
 /// and Cyrillic.
 pub(crate) const LOWER_TABLE_END: u32 = 0x530;
@@ -183,24 +186,45 @@ const ASCII_RUN: [u8; 256] = {
 /// one ASCII punctuation mark but '_' and then either. Every unit of such
 /// a word joins the one before it (WB5, WB8 to WB10), and the mark, if
 /// any, neither joins it (no letter or digit follows) nor is a word. The
-/// word's end, where to go on, and its kinds.
+/// word's end, where to go on, its kinds and, with `HASH`, its hash for
+/// the SimHash: such a word is also one run of letters and digits, the
+/// SimHash's word, whose FNV-1a of the lowercase is taken on the way.
 // Inlined into the loop of `words`, which calls it for nearly every word.
 #[inline(always)]
-fn plain_piece(b: &[u8], i: usize) -> Option<(usize, usize, Kinds)> {
+fn plain_piece<const HASH: bool>(
+    b: &[u8],
+    i: usize,
+    low: &[Low],
+) -> Option<(usize, usize, Kinds, u64)> {
     let mut j = i;
     let mut seen = 0;
     let mut ascii = true;
+    let mut h = FNV_OFFSET;
     loop {
         match b.get(j) {
             Some(&c) if ASCII_RUN[usize::from(c)] != 0 => {
                 seen |= ASCII_RUN[usize::from(c)];
+                if HASH {
+                    // An ASCII letter or digit: 0x20 makes it lowercase.
+                    h = (h ^ u64::from(c | 0x20)).wrapping_mul(FNV_PRIME);
+                }
                 j += 1;
             }
             Some(&c @ 0xC3..=0xC9) => {
-                let u = (u32::from(c & 0x1F) << 6) | u32::from(*b.get(j + 1)? & 0x3F);
+                let c1 = *b.get(j + 1)?;
+                let u = (u32::from(c & 0x1F) << 6) | u32::from(c1 & 0x3F);
                 // class(): Letter from U+00C0 to U+024F but × and ÷.
                 if !(0xC0..=0x24F).contains(&u) || u == 0xD7 || u == 0xF7 {
                     return None;
+                }
+                if HASH {
+                    // The lowercase's bytes, as the SimHash's own split
+                    // hashes them (an entry of no bytes, which the table's
+                    // test rules out, is left to that split).
+                    let e = lower::of(low, c, c1).filter(|e| e.len != 0)?;
+                    for &l in e.bytes.get(..usize::from(e.len)).unwrap_or_default() {
+                        h = (h ^ u64::from(l)).wrapping_mul(FNV_PRIME);
+                    }
                 }
                 seen |= RUN_LETTER;
                 ascii = false;
@@ -228,6 +252,7 @@ fn plain_piece(b: &[u8], i: usize) -> Option<(usize, usize, Kinds)> {
             ascii,
             upper: seen & RUN_UPPER != 0,
         },
+        h,
     ))
 }
 
@@ -238,9 +263,43 @@ fn plain_piece(b: &[u8], i: usize) -> Option<(usize, usize, Kinds)> {
 /// "don't", "e.g", "3.14"). A piece holding any other character goes to
 /// the crate's tables whole, so a piece's words are held back until its
 /// end.
-pub(crate) fn words<'t>(text: &'t str, mut f: impl FnMut(&'t str, Kinds)) {
+pub(crate) fn words<'t>(text: &'t str, f: impl FnMut(&'t str, Kinds)) {
+    split::<false>(text, f, |_| {});
+}
+
+/// [`words`], and the words of the SimHash (`fingerprint`: runs of
+/// letters and digits, not of digits alone) given to `g` in order as the
+/// FNV-1a of their lowercase, as `fingerprint::piece_words` finds them:
+/// the two splits read the same pass, and the SimHash of a text is then
+/// made from these hashes alone (`fingerprint::simhash_of_words`). True
+/// when `text` is normalised for the text hash: its words with one space
+/// between them, and no other white space (`char::is_whitespace`).
+pub(crate) fn words_hashed<'t>(
+    text: &'t str,
+    f: impl FnMut(&'t str, Kinds),
+    g: impl FnMut(u64),
+) -> bool {
+    split::<true>(text, f, g)
+}
+
+/// [`words`], and with `HASH` [`words_hashed`]. ASCII white space parts
+/// the SimHash's words too, so a piece's words in that split are its own:
+/// a plain piece's one word is hashed where it is read, any other piece
+/// is handed whole to `fingerprint::piece_words` once its end is known.
+/// Whether the text is normalised is told from its ASCII white space (one
+/// space after each piece but the last) and from the pieces not plain
+/// (a plain one holds none).
+#[inline(always)]
+fn split<'t, const HASH: bool>(
+    text: &'t str,
+    mut f: impl FnMut(&'t str, Kinds),
+    mut g: impl FnMut(u64),
+) -> bool {
     use Wb::*;
     let b = text.as_bytes();
+    let mut normal = true;
+    // Only the hashing reads the table (and makes it, the first time).
+    let low: &[Low] = if HASH { &lower::TABLE } else { &[] };
     let mut found: Vec<(usize, usize, Kinds)> = Vec::new();
     let mut word: Option<Word> = None;
     // Whether the previous unit is part of `word` (or its pending mid), so
@@ -258,6 +317,19 @@ pub(crate) fn words<'t>(text: &'t str, mut f: impl FnMut(&'t str, Kinds)) {
     while i < b.len() {
         let c0 = b[i];
         if c0.is_ascii_whitespace() {
+            // A piece not read as plain ends here (a plain one passed its
+            // white space itself); white space here with no piece before
+            // it is at the start or after other white space.
+            if HASH {
+                normal &= c0 == b' '
+                    && i > piece_start
+                    && b.get(i + 1).is_some_and(|n| !n.is_ascii_whitespace());
+                if i > piece_start {
+                    if let Some(p) = text.get(piece_start..i) {
+                        normal &= !piece_words(p, &mut g);
+                    }
+                }
+            }
             end_word(&mut word, &mut found);
             for &(a, z, k) in &found {
                 f(&text[a..z], k);
@@ -271,8 +343,18 @@ pub(crate) fn words<'t>(text: &'t str, mut f: impl FnMut(&'t str, Kinds)) {
         // Most pieces are one word of letters and digits, at most one
         // punctuation mark after it: told at once, without the rules.
         if i == piece_start {
-            if let Some((end, next, kinds)) = plain_piece(b, i) {
+            if let Some((end, next, kinds, h)) = plain_piece::<HASH>(b, i, low) {
                 f(&text[i..end], kinds);
+                // Words of digits alone are not the SimHash's.
+                if HASH && kinds.letter {
+                    g(h);
+                }
+                // After the piece: the end, or one space and a piece.
+                if HASH {
+                    normal &= b.get(next).is_none_or(|&c| {
+                        c == b' ' && b.get(next + 1).is_some_and(|n| !n.is_ascii_whitespace())
+                    });
+                }
                 // The piece ends at white space or the end, with no word
                 // pending: the white space is passed here, and the next
                 // piece starts after it.
@@ -430,10 +512,16 @@ pub(crate) fn words<'t>(text: &'t str, mut f: impl FnMut(&'t str, Kinds)) {
             });
         }
     }
+    if HASH && piece_start < b.len() {
+        if let Some(p) = text.get(piece_start..) {
+            normal &= !piece_words(p, &mut g);
+        }
+    }
     end_word(&mut word, &mut found);
     for &(a, z, k) in &found {
         f(&text[a..z], k);
     }
+    normal
 }
 
 #[cfg(test)]

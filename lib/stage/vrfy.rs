@@ -349,10 +349,7 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     // robots and, if the decoder replaced anything, how much of the
     // visible text that is.
     let mut scan = text::Scan::new(kind, q.replaced > 0);
-    let (main, tally) = match cfg.dict {
-        Some(_) => extract::main_text_tallied(&doc, kind, &mut scan),
-        None => (extract::main_text_with(&doc, kind, &mut scan), None),
-    };
+    let (main, tally) = extract::main_text_tallied(&doc, kind, &mut scan);
     // 7. Meta robots.
     if scan.noindex() {
         return v.reject(Rejection::NoindexMeta);
@@ -379,12 +376,17 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
         main.text()
     };
     v.text = judged.len() as u64;
-    // The main text's words came with its extraction, for the dictionary.
+    // The main text's words came with its extraction, for the dictionary
+    // and the fingerprint.
     let tally = tally.filter(|_| !main.blocks.is_empty());
     match judge_text_counted(cfg, &judged, tally.as_ref(), &mut v) {
         Some(r) => v.reject(r),
         None => Verdict {
-            fingerprint: Some(Fingerprint::of(&judged)),
+            fingerprint: Some(
+                tally
+                    .as_ref()
+                    .map_or_else(|| Fingerprint::of(&judged), |t| t.fingerprint(&judged)),
+            ),
             main: Some(textcache::Text {
                 title: main.title,
                 text: judged,
@@ -733,6 +735,33 @@ mod tests {
                 let v = verify(&cfg, &rec(ct, ""), Some(&doc));
                 let out = v.apply(&rec(ct, ""), 1);
                 assert_eq!(out.state == State::Rejected, !out.reason.is_empty());
+            }
+        }
+    }
+
+    /// The fingerprint made from the words read in extraction is the
+    /// one of the text kept, with a dictionary or without, whatever white
+    /// space the page holds.
+    #[test]
+    fn fingerprint_is_the_one_of_the_text_kept() {
+        let para = "<p>Latvija ir valsts Baltijas jūras austrumu krastā, un tās \
+                    galvaspilsēta ir Rīga, kur dzīvo gandrīz trešdaļa iedzīvotāju.</p>";
+        let pages = [
+            format!("<nav><a href=/>Sākums</a></nav><article>{para}{para}</article>"),
+            format!("<article>{para}<p>&nbsp;</p>{para}<p>a&nbsp;b\u{b}c \u{3000}</p>{para}</article>"),
+            format!("<article><h1>Ziņas\u{2003}</h1>{para}<p>1918. gada 18. novembrī</p>{para}</article>"),
+            para.to_string(),
+        ];
+        let with_dict = Config {
+            dict: Dict::from_bytes("latvija\nir\nvalsts\nrīga\nun\n".into()).ok(),
+            ..Config::default()
+        };
+        for cfg in [Config::default(), with_dict] {
+            for p in &pages {
+                let v = verify(&cfg, &rec("text/html", "utf-8"), Some(p.as_bytes()));
+                assert_eq!(v.rejection, None, "{p}");
+                let text = &v.main.as_ref().unwrap().text;
+                assert_eq!(v.fingerprint, Some(Fingerprint::of(text)), "{p}");
             }
         }
     }

@@ -25,7 +25,7 @@ use crate::document::markup::{Mode, Sink};
 use crate::document::words;
 use blocks::{flag, Raw};
 use rustc_hash::FxHashMap;
-use tally::{Span, Tally};
+use tally::{Noted, Tally};
 
 /// What a block of main text is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,23 +102,22 @@ struct Judged {
     class: Class,
     /// The class before neighbours were asked.
     alone: Class,
-    /// Its words with a letter, in the page's list of them, when one is
-    /// kept.
+    /// Its words with a letter, and its SimHash words, in the page's
+    /// lists of them, when they are kept.
     letters: std::ops::Range<usize>,
+    hashes: std::ops::Range<usize>,
+    /// Its text is normalised for the text hash (`words::words_hashed`);
+    /// false when not known.
+    normal: bool,
 }
 
-fn measure(raw: Raw, mut letters: Option<&mut Vec<Span>>) -> Judged {
+fn measure(raw: Raw, noted: Option<&mut Noted>) -> Judged {
     let mut n = 0usize;
     let mut stops = [0u16; stop::LANGS.len()];
-    let from = letters.as_ref().map_or(0, |l| l.len());
-    words::words(&raw.text, |w, kinds| {
+    let text = raw.text.as_str();
+    let mut stop_words = |w: &str, kinds| {
         n += 1;
-        // The dictionary's words, noted in the same pass over the words
-        // for after the main text is known.
-        if let Some(l) = letters.as_deref_mut() {
-            tally::note(l, &raw.text, w, kinds);
-        }
-        let bits = stop::langs_of_in(&raw.text, w, kinds);
+        let bits = stop::langs_of_in(text, w, kinds);
         if bits == 0 {
             return;
         }
@@ -127,15 +126,36 @@ fn measure(raw: Raw, mut letters: Option<&mut Vec<Span>>) -> Judged {
                 *s = s.saturating_add(1);
             }
         }
-    });
-    let to = letters.as_ref().map_or(0, |l| l.len());
+    };
+    let (letters, hashes, normal) = match noted {
+        // The dictionary's words and the SimHash's, noted in the same
+        // pass over the words for after the main text is known.
+        Some(Noted { letters, hashes }) => {
+            let from = (letters.len(), hashes.len());
+            let normal = words::words_hashed(
+                text,
+                |w, kinds| {
+                    tally::note(letters, text, w, kinds);
+                    stop_words(w, kinds);
+                },
+                |h| hashes.push(h),
+            );
+            (from.0..letters.len(), from.1..hashes.len(), normal)
+        }
+        None => {
+            words::words(text, stop_words);
+            (0..0, 0..0, false)
+        }
+    };
     Judged {
         raw,
         words: n,
         stops,
         class: Class::Bad,
         alone: Class::Bad,
-        letters: from..to,
+        letters,
+        hashes,
+        normal,
     }
 }
 
@@ -373,20 +393,20 @@ fn language(js: &[Judged]) -> Option<usize> {
     best.filter(|_| most * 100 >= total * LANG_MIN_PERCENT)
 }
 
-/// The page's title and its blocks judged; with `letters`, the words of
-/// every block the dictionary counts are noted there.
+/// The page's title and its blocks judged; with `noted`, the words of
+/// every block the dictionary counts and the SimHash's are noted there.
 fn judge<S: Sink>(
     doc: &str,
     mode: Mode,
     also: &mut S,
-    mut letters: Option<&mut Vec<Span>>,
+    mut noted: Option<&mut Noted>,
 ) -> (String, Vec<Judged>) {
     let seg = blocks::segment_with(doc, mode, also);
     let mut js: Vec<Judged> = seg
         .blocks
         .into_iter()
         .filter(|r| r.flags & flag::HIDDEN == 0)
-        .map(|r| measure(r, letters.as_deref_mut()))
+        .map(|r| measure(r, noted.as_deref_mut()))
         .collect();
     let lang = language(&js);
     classify(&mut js, lang);
@@ -430,10 +450,11 @@ pub fn main_text_with<S: Sink>(doc: &str, kind: DocKind, also: &mut S) -> MainTe
 }
 
 /// [`main_text_with`], and the words of the main text the dictionary
-/// counts, noted in the pass that reads the blocks' words for their stop
-/// words: [`Tally::ratio`] gives the dictionary's ratio over the main
-/// text, or over its sample, without a second pass. None for plain text,
-/// which is not read that way.
+/// counts and the SimHash's, noted in the pass that reads the blocks'
+/// words for their stop words: [`Tally::ratio`] gives the dictionary's
+/// ratio over the main text, or over its sample, and [`Tally::fingerprint`]
+/// its fingerprint, without a second pass. None for plain text, which is
+/// not read that way.
 pub fn main_text_tallied<S: Sink>(
     doc: &str,
     kind: DocKind,
@@ -459,22 +480,17 @@ fn tallied<S: Sink>(
         }
     };
     // Room for a word in every eight bytes of the page, more than its
-    // text holds: the list is not grown (and copied) a dozen times.
-    let mut letters = Vec::with_capacity(if tally { doc.len() / 8 } else { 0 });
-    let (title, js) = judge(doc, mode, also, tally.then_some(&mut letters));
-    let main_words = js
-        .iter()
-        .filter(|j| j.class == Class::Good)
-        .map(|j| j.letters.len())
-        .sum();
-    let mut t = tally.then(|| Tally::with_capacity(main_words));
+    // text holds: the lists are not grown (and copied) a dozen times.
+    let mut noted = Noted::with_capacity(if tally { doc.len() / 8 } else { 0 });
+    let (title, js) = judge(doc, mode, also, tally.then_some(&mut noted));
+    let mut t = tally.then(|| Tally::new(noted));
     let blocks = js
         .into_iter()
         .filter(|j| j.class == Class::Good)
         .map(|j| {
             if let Some(tl) = t.as_mut() {
                 if tl
-                    .push_block(j.raw.text.len(), &letters[j.letters.clone()])
+                    .push_block(j.raw.text.len(), j.normal, &j.letters, &j.hashes)
                     .is_none()
                 {
                     t = None;
