@@ -15,7 +15,8 @@ use std::hash::BuildHasher;
 use std::path::Path;
 
 use crate::document::lower;
-use crate::document::words::{lowercase_into, lowercase_of, words, Kinds};
+use crate::document::lower::{lowercase_into, lowercase_of};
+use crate::document::words::{words, Kinds};
 
 use crate::error::{Error, Result};
 

@@ -12,8 +12,8 @@
 //! against each bit; the fingerprint has the bits that won.
 
 use crate::document::lower;
+use crate::document::lower::lowercase_of;
 use crate::document::swar::{controls, lanes, word_at, zero_bytes, HIGH};
-use crate::document::words::lowercase_of;
 
 #[cfg(test)]
 mod reference;

@@ -1,12 +1,57 @@
-//! The lowercase of each two-byte character of UTF-8 (U+0080 to U+07FF:
-//! Latin, Greek, Cyrillic and more), in UTF-8, with what the word splits
+//! Lowercasing that the dictionary and the pages share, character by
+//! character, and the lowercase of each two-byte character of UTF-8
+//! (U+0080 to U+07FF: Latin, Greek, Cyrillic and more), in UTF-8, with what the word splits
 //! ask of it, in one table: a word's letters past ASCII are lowercased by
 //! their bytes, without decoding them to a `char`, asking `lowercase_of`
 //! and encoding the result again.
 
 use std::sync::LazyLock;
 
-use crate::document::words::lowercase_of;
+/// Characters below this have their lowercase in [`LOWER`]: Latin, Greek
+/// and Cyrillic.
+pub(crate) const LOWER_TABLE_END: u32 = 0x530;
+
+/// The lowercase of each character below [`LOWER_TABLE_END`] that has a
+/// one-character lowercase, else NUL; made from the standard library's own
+/// tables, which are slower to search each time.
+pub(crate) static LOWER: LazyLock<Vec<char>> = LazyLock::new(|| {
+    (0..LOWER_TABLE_END)
+        .map(|u| {
+            let c = char::from_u32(u).unwrap_or('\0');
+            let mut l = c.to_lowercase();
+            match (l.next(), l.next()) {
+                (Some(one), None) => one,
+                _ => '\0',
+            }
+        })
+        .collect()
+});
+
+/// Appends `s` lowercased character by character (so the dictionary and
+/// the pages agree, whatever the context rules of `str::to_lowercase`).
+pub(crate) fn lowercase_into(out: &mut String, s: &str) {
+    // Lowercase is mostly as long as the text: one allocation, not one a
+    // few characters.
+    out.reserve(s.len());
+    for c in s.chars() {
+        match lowercase_of(c) {
+            Some(l) => out.push(l),
+            None => out.extend(c.to_lowercase()),
+        }
+    }
+}
+
+/// The lowercase of `c` when it is one character and the table has it.
+#[inline]
+pub(crate) fn lowercase_of(c: char) -> Option<char> {
+    if c.is_ascii() {
+        return Some(c.to_ascii_lowercase());
+    }
+    match LOWER.get(c as usize) {
+        Some(&l) if l != '\0' => Some(l),
+        _ => None,
+    }
+}
 
 /// One two-byte character.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

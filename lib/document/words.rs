@@ -1,57 +1,10 @@
 //! Words: UAX #29 word boundaries (a fast path for the scripts of our
-//! languages, checked against `unicode-segmentation`) and lowercasing that
-//! the dictionary and the pages share.
+//! languages, checked against `unicode-segmentation`).
 
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::document::fingerprint::{piece_words, FNV_OFFSET, FNV_PRIME};
 use crate::document::lower::{self, Low};
-
-/// Characters below this have their lowercase in [`LOWER`]: Latin, Greek
-/// and Cyrillic.
-pub(crate) const LOWER_TABLE_END: u32 = 0x530;
-
-/// The lowercase of each character below [`LOWER_TABLE_END`] that has a
-/// one-character lowercase, else NUL; made from the standard library's own
-/// tables, which are slower to search each time.
-pub(crate) static LOWER: std::sync::LazyLock<Vec<char>> = std::sync::LazyLock::new(|| {
-    (0..LOWER_TABLE_END)
-        .map(|u| {
-            let c = char::from_u32(u).unwrap_or('\0');
-            let mut l = c.to_lowercase();
-            match (l.next(), l.next()) {
-                (Some(one), None) => one,
-                _ => '\0',
-            }
-        })
-        .collect()
-});
-
-/// Appends `s` lowercased character by character (so the dictionary and
-/// the pages agree, whatever the context rules of `str::to_lowercase`).
-pub(crate) fn lowercase_into(out: &mut String, s: &str) {
-    // Lowercase is mostly as long as the text: one allocation, not one a
-    // few characters.
-    out.reserve(s.len());
-    for c in s.chars() {
-        match lowercase_of(c) {
-            Some(l) => out.push(l),
-            None => out.extend(c.to_lowercase()),
-        }
-    }
-}
-
-/// The lowercase of `c` when it is one character and the table has it.
-#[inline]
-pub(crate) fn lowercase_of(c: char) -> Option<char> {
-    if c.is_ascii() {
-        return Some(c.to_ascii_lowercase());
-    }
-    match LOWER.get(c as usize) {
-        Some(&l) if l != '\0' => Some(l),
-        _ => None,
-    }
-}
 
 /// Word-break classes of UAX #29, for the characters [`class`] knows.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -527,6 +480,7 @@ fn split<'t, const HASH: bool>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::lower::{lowercase_of, LOWER_TABLE_END};
 
     #[test]
     fn lowercase_table_agrees_with_std() {

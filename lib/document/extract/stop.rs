@@ -8,7 +8,8 @@
 use std::sync::OnceLock;
 
 use crate::document::lower;
-use crate::document::words::{lowercase_of, Kinds};
+use crate::document::lower::lowercase_of;
+use crate::document::words::Kinds;
 
 /// The languages with a list, in the order of [`LISTS`].
 pub const LANGS: [&str; 4] = ["en", "lv", "hu", "de"];
@@ -838,7 +839,7 @@ mod tests {
         }
         let want = |w: &str| {
             let mut low = String::new();
-            crate::document::words::lowercase_into(&mut low, w);
+            crate::document::lower::lowercase_into(&mut low, w);
             map.get(&low).copied().unwrap_or(0)
         };
         let mut words: Vec<String> = map.keys().cloned().collect();
@@ -869,7 +870,7 @@ mod tests {
             assert_eq!(langs_of_any(w, kinds), bits, "{w:?}");
             found += usize::from(bits != 0);
             let mut low = String::new();
-            crate::document::words::lowercase_into(&mut low, w);
+            crate::document::lower::lowercase_into(&mut low, w);
             assert_eq!(langs_of(&low), bits, "{w:?}");
         }
         assert!(found > 2 * map.len(), "{found}");
