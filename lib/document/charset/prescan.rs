@@ -57,8 +57,9 @@ pub fn prescan(head: &[u8]) -> Option<&'static Encoding> {
 /// of script, style and the other raw-text elements is skipped, since the
 /// tokenizer reads no tags there. For a page whose prescan found nothing.
 pub fn late_meta(body: &[u8]) -> Option<&'static Encoding> {
-    // No "<meta" at all is the common case, and memchr-fast to rule out.
-    if memchr::memmem::find(body, b"<m").is_none() && memchr::memmem::find(body, b"<M").is_none() {
+    // No "<meta" at all is the common case, and fast to rule out: one
+    // memchr jump a tag, where the scan below reads every byte.
+    if !memchr::memchr_iter(b'<', body).any(|at| starts_with_ci(&body[at..], b"<meta")) {
         return None;
     }
     scan(body, true)

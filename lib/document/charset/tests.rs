@@ -412,6 +412,20 @@ fn late_meta_changes_a_tentative_charset() {
     // All ASCII too.
     let d = detect(&bytes, "", Kind::Html, &h);
     assert_eq!((d.encoding, d.source), (WINDOWS_1257, Source::MetaLate));
+    // Any case of the tag's name (the quick check for a "<meta" anywhere
+    // must not miss it).
+    for tag in [
+        "<META charset=windows-1257>",
+        "<Meta\tcharset=windows-1257>",
+    ] {
+        let b = page(tag).replace('\u{e9}', "").into_bytes();
+        let d = detect(&b, "", Kind::Html, &h);
+        assert_eq!(
+            (d.encoding, d.source),
+            (WINDOWS_1257, Source::MetaLate),
+            "{tag}"
+        );
+    }
     // Not for plain text, nor over a declaration, nor over valid UTF-8.
     assert_eq!(
         detect(&legacy, "", Kind::Plain, &h).source,
