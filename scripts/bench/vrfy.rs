@@ -10,7 +10,8 @@
 //! Throughput is per second of the thread's CPU time, not of the clock.
 //!
 //! cargo bench --bench vrfy -- speed | accuracy | dict
-//!     Only the sections named.
+//!     Only the sections named. The speed section's lines are also written
+//!     to scripts/bench/vrfy.txt, the record the README's figures cite.
 //!
 //! NLPC_PROFILE="2 KB" cargo bench --bench vrfy -- profile
 //!     Verifies pages of one size (or every size) in a loop for 10 s each,
@@ -143,8 +144,8 @@ fn cpu_secs() -> f64 {
 /// rounds, since the machine is shared and the slower rounds measure the
 /// neighbours' effect on caches), how many were verified, and the first
 /// rejection's reason.
-fn throughput(cfg: &Config, pages: &[String], rec: &Record) -> (f64, usize, String) {
-    let bytes: usize = pages.iter().map(String::len).sum();
+fn throughput<P: AsRef<[u8]>>(cfg: &Config, pages: &[P], rec: &Record) -> (f64, usize, String) {
+    let bytes: usize = pages.iter().map(|p| p.as_ref().len()).sum();
     let mut best = 0f64;
     let mut verified = 0;
     let mut why = String::new();
@@ -152,7 +153,7 @@ fn throughput(cfg: &Config, pages: &[String], rec: &Record) -> (f64, usize, Stri
         let t = cpu_secs();
         verified = 0;
         for p in pages {
-            match verify(cfg, rec, Some(p.as_bytes())).rejection {
+            match verify(cfg, rec, Some(p.as_ref())).rejection {
                 None => verified += 1,
                 Some(r) if why.is_empty() => why = r.to_string(),
                 Some(_) => {}
@@ -294,7 +295,13 @@ fn main() {
         .map(|&(label, size, count)| (label, (0..count).map(|i| page(i, size, &paras)).collect()))
         .collect();
     if wanted("speed") {
-        speed(&cfg, &rec, &paras, &sets);
+        let mut lines = Vec::new();
+        speed(&cfg, &rec, &paras, &sets, &mut lines);
+        // The record the README's figures come from.
+        let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/bench/vrfy.txt");
+        if let Err(e) = std::fs::write(&out, lines.join("\n") + "\n") {
+            eprintln!("vrfy: {}: cannot write: {e}", out.display());
+        }
     }
     // Only when named: it is a load for a profiler, not a figure.
     if std::env::args().skip(1).any(|a| a == "profile") {
@@ -329,29 +336,90 @@ fn profile(cfg: &Config, rec: &Record, sets: &[(&str, Vec<String>)]) {
     }
 }
 
+/// Prints `line` and keeps it for the record file.
+fn say(out: &mut Vec<String>, line: String) {
+    println!("{line}");
+    out.push(line);
+}
+
 /// Throughput and where the time goes.
-fn speed(cfg: &Config, rec: &Record, paras: &[String], sets: &[(&str, Vec<String>)]) {
-    println!(
-        "verification on one core, Latvian crawl options, test dictionary ({} words):",
-        cfg.dict.as_ref().map_or(0, Dict::len)
+fn speed(
+    cfg: &Config,
+    rec: &Record,
+    paras: &[String],
+    sets: &[(&str, Vec<String>)],
+    out: &mut Vec<String>,
+) {
+    say(
+        out,
+        format!(
+            "verification on one core, Latvian crawl options, test dictionary ({} words):",
+            cfg.dict.as_ref().map_or(0, Dict::len)
+        ),
     );
     for (label, pages) in sets {
         let (mbs, ok, why) = throughput(cfg, pages, rec);
-        println!(
-            "  pages of ~{label}: {mbs:.1} MB/s ({} pages, {ok} verified{})",
-            pages.len(),
-            if why.is_empty() {
-                String::new()
-            } else {
-                format!("; rejected: {why}")
-            }
+        say(
+            out,
+            format!(
+                "  pages of ~{label}: {mbs:.1} MB/s ({} pages, {ok} verified{})",
+                pages.len(),
+                if why.is_empty() {
+                    String::new()
+                } else {
+                    format!("; rejected: {why}")
+                }
+            ),
         );
     }
 
+    let mut undeclared_stages = Vec::new();
+    // The same pages with no charset declared anywhere, as many servers
+    // send them: in UTF-8 (the validity check decides) and in windows-1257,
+    // as older Latvian servers send them (chardetng decides).
+    for encoding in [encoding_rs::UTF_8, encoding_rs::WINDOWS_1257] {
+        let name = encoding.name();
+        for (label, pages) in sets {
+            let bodies: Vec<Vec<u8>> = pages
+                .iter()
+                .map(|p| {
+                    encoding
+                        .encode(&p.replacen("<meta charset=utf-8>", "", 1))
+                        .0
+                        .into_owned()
+                })
+                .collect();
+            // How the first page's charset was decided, so that the figure
+            // says what it measured.
+            let how = verify(cfg, rec, bodies.first().map(Vec::as_slice))
+                .charset
+                .map_or("none".to_string(), |d| {
+                    format!("{} by {}", d.encoding.name(), d.source.name())
+                });
+            let (mbs, ok, why) = throughput(cfg, &bodies, rec);
+            undeclared_stages.push(stages(cfg, &format!("{label} undeclared {name}"), &bodies));
+            say(
+                out,
+                format!(
+                    "  undeclared {name} pages of ~{label}: {mbs:.1} MB/s ({} pages, {ok} verified, {how}{})",
+                    bodies.len(),
+                    if why.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; rejected: {why}")
+                    }
+                ),
+            );
+        }
+    }
+
     // Where the time goes, per stage and page, for each size.
-    println!("  where the time goes (us per page):");
+    say(out, "  where the time goes (us per page):".to_string());
     for (label, pages) in sets {
-        stages(cfg, label, pages);
+        say(out, stages(cfg, label, pages));
+    }
+    for line in undeclared_stages {
+        say(out, line);
     }
     let detector = cfg.detector();
     // whatlang's cost per call: a floor that no cap lowers, since it
@@ -373,7 +441,10 @@ fn speed(cfg: &Config, rec: &Record, paras: &[String], sets: &[(&str, Vec<String
             t.elapsed().as_secs_f64() / 300.0 * 1e6
         ));
     }
-    println!("  whatlang per call on Latvian text: {}", costs.join(", "));
+    say(
+        out,
+        format!("  whatlang per call on Latvian text: {}", costs.join(", ")),
+    );
     // The same, with every language whatlang knows rather than those the
     // filter needs.
     let all_langs = whatlang::Detector::new();
@@ -385,9 +456,12 @@ fn speed(cfg: &Config, rec: &Record, paras: &[String], sets: &[(&str, Vec<String
     for _ in 0..300 {
         all_langs.detect(&all[..e]);
     }
-    println!(
-        "  whatlang per call on 100 B, all languages (no filter): {:.0} us",
-        t.elapsed().as_secs_f64() / 300.0 * 1e6
+    say(
+        out,
+        format!(
+            "  whatlang per call on 100 B, all languages (no filter): {:.0} us",
+            t.elapsed().as_secs_f64() / 300.0 * 1e6
+        ),
     );
     let uncapped = Config {
         lang_max_text: 0,
@@ -395,13 +469,16 @@ fn speed(cfg: &Config, rec: &Record, paras: &[String], sets: &[(&str, Vec<String
     };
     for (label, pages) in sets {
         let (mbs, _, _) = throughput(&uncapped, pages, rec);
-        println!("  without the language cap, pages of ~{label}: {mbs:.1} MB/s");
+        say(
+            out,
+            format!("  without the language cap, pages of ~{label}: {mbs:.1} MB/s"),
+        );
     }
 }
 
 /// The cost of each step of [`verify`] on `pages`, in microseconds per
 /// page, each step timed over all pages on the previous step's output.
-fn stages(cfg: &Config, label: &str, pages: &[String]) {
+fn stages<P: AsRef<[u8]>>(cfg: &Config, label: &str, pages: &[P]) -> String {
     let n = pages.len() as f64;
     let time = |f: &mut dyn FnMut()| {
         let t = cpu_secs();
@@ -416,7 +493,7 @@ fn stages(cfg: &Config, label: &str, pages: &[String]) {
     let sniff = time(&mut || {
         dets = pages
             .iter()
-            .map(|p| charset::detect(p.as_bytes(), "", Kind::Html, &hints))
+            .map(|p| charset::detect(p.as_ref(), "", Kind::Html, &hints))
             .collect();
     });
     let mut docs = Vec::new();
@@ -425,7 +502,7 @@ fn stages(cfg: &Config, label: &str, pages: &[String]) {
             .iter()
             .zip(&dets)
             .map(|(p, d)| {
-                let doc = charset::decode(p.as_bytes(), d);
+                let doc = charset::decode(p.as_ref(), d);
                 std::hint::black_box(Quality::of(&doc));
                 doc.into_owned()
             })
@@ -455,10 +532,10 @@ fn stages(cfg: &Config, label: &str, pages: &[String]) {
         }
     });
     let text = mains.iter().map(String::len).sum::<usize>() as f64 / n;
-    println!(
+    format!(
         "    {label}: charset {sniff:.1}, decoding {decode:.1}, visible text {visible:.1}, \
          main text {main:.1} ({text:.0} B), language {language:.1}, dictionary {dict:.1}"
-    );
+    )
 }
 
 /// Language accuracy on the test corpus, with and without the cap.
