@@ -31,7 +31,8 @@
 //! runs those sizes only; SCALE_COMPACT=1 runs the daemons on the planted
 //! frontier's compacted copy (no free pages); SCALE_STRACE=DIR runs
 //! nlpc-fetch under strace, its writes and syncs logged to DIR/fetch-N.txt
-//! (its times and memory are then strace's). Each size's diagnostics also
+//! (its times and memory are then strace's); SCALE_PERF=DIR runs it under
+//! `perf record -g`, to DIR/fetch-N.data. Each size's diagnostics also
 //! give the trees' depths and leaf pages and nlpc-fetch's commits (from
 //! the environment's transaction numbers) and pages written a commit.
 
@@ -77,6 +78,8 @@ struct Mem {
     anon: u64,
     /// CPU seconds, user and system, from wait4.
     cpu: f64,
+    /// Of those, the system's.
+    sys: f64,
     /// Page faults, minor and major, from wait4: about the pages the
     /// process touched for the first time, its own and the map's.
     faults: u64,
@@ -166,6 +169,7 @@ fn measure(mut cmd: Command) -> (Duration, Mem) {
             assert!(r == pid, "reap daemon: {}", std::io::Error::last_os_error());
             let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
             mem.cpu = secs(ru.ru_utime) + secs(ru.ru_stime);
+            mem.sys = secs(ru.ru_stime);
             mem.faults = (ru.ru_minflt + ru.ru_majflt) as u64;
             mem.written = ru.ru_oublock as u64;
             break code;
@@ -198,6 +202,8 @@ struct Crawl {
     files: PathBuf,
     /// SCALE_STRACE: nlpc-fetch's strace log.
     strace: Option<PathBuf>,
+    /// SCALE_PERF: nlpc-fetch's perf record.
+    perf: Option<PathBuf>,
 }
 
 impl Crawl {
@@ -206,8 +212,16 @@ impl Crawl {
             "nlpc-up" => env!("CARGO_BIN_EXE_nlpc-up"),
             _ => env!("CARGO_BIN_EXE_nlpc-fetch"),
         };
-        let mut c = match (&self.strace, bin) {
-            (Some(log), "nlpc-fetch") => {
+        let mut c = match (&self.strace, &self.perf, bin) {
+            (_, Some(data), "nlpc-fetch") => {
+                let mut c = Command::new("perf");
+                c.args(["record", "-g", "-q", "-o"])
+                    .arg(data)
+                    .arg("--")
+                    .arg(exe);
+                c
+            }
+            (Some(log), _, "nlpc-fetch") => {
                 let mut c = Command::new("strace");
                 c.args(["-f", "-y", "-e", "trace=pwrite64,pwritev,fdatasync,fsync"])
                     .arg("-o")
@@ -224,6 +238,18 @@ impl Crawl {
         c.arg("--once");
         c
     }
+}
+
+/// Drops `file`'s pages from the page cache, so that the next process
+/// reads them again a fault at a time rather than finding the large folios
+/// the planting's long writes left.
+fn evict(file: &Path) {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::File::open(file).expect("database file");
+    f.sync_data().expect("sync database file");
+    // SAFETY: the descriptor is open for the call's duration.
+    let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    assert_eq!(rc, 0, "posix_fadvise DONTNEED");
 }
 
 /// Bytes of the files under `dir`, at any depth.
@@ -338,6 +364,8 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
         files: files.path().to_path_buf(),
         strace: std::env::var_os("SCALE_STRACE")
             .map(|d| PathBuf::from(d).join(format!("fetch-{n}.txt"))),
+        perf: std::env::var_os("SCALE_PERF")
+            .map(|d| PathBuf::from(d).join(format!("fetch-{n}.data"))),
     };
     let db = c.dir.join("db");
     let t0 = now();
@@ -437,6 +465,9 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
     let before = Store::open(&db, store::Options::default())
         .and_then(|s| s.shape())
         .expect("shape");
+    if std::env::var_os("SCALE_EVICT").is_some() {
+        evict(&db.join("data.mdb"));
+    }
     let mut f = c.cmd("nlpc-fetch");
     f.args(["--fetch-polite", "0"]);
     let (fetch, fetch_rss) = measure(f);
@@ -500,7 +531,9 @@ fn main() {
         .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect());
     let analysis = sizes.is_some()
         || std::env::var_os("SCALE_COMPACT").is_some()
-        || std::env::var_os("SCALE_STRACE").is_some();
+        || std::env::var_os("SCALE_STRACE").is_some()
+        || std::env::var_os("SCALE_PERF").is_some()
+        || std::env::var_os("SCALE_EVICT").is_some();
     let sizes = sizes.unwrap_or_else(|| {
         std::iter::successors(Some(10_000usize), |n| n.checked_mul(10))
             .take_while(|n| *n <= max)
@@ -515,7 +548,7 @@ fn main() {
         let f = &r.fetch_rss;
         let p = r.pages as f64;
         eprintln!(
-            "{n}: nlpc-up {:.3} s CPU, {:.1} µs CPU and {:.1} faults per due record (idle run {:.3} s, {} faults), RSS file {:.1} MB anon {:.1} MB, {:.0} KB counted dirtied by the page cache; nlpc-fetch {} pages {:.0} pages/s, {:.3} s CPU = {:.0} µs a page, {:.1} faults and {:.1} KB written a page, RSS file {:.1} MB anon {:.1} MB",
+            "{n}: nlpc-up {:.3} s CPU, {:.1} µs CPU and {:.1} faults per due record (idle run {:.3} s, {} faults), RSS file {:.1} MB anon {:.1} MB, {:.0} KB counted dirtied by the page cache; nlpc-fetch {} pages {:.0} pages/s, {:.3} s CPU ({:.3} s system) = {:.0} µs a page, {:.1} faults and {:.1} KB written a page, RSS file {:.1} MB anon {:.1} MB",
             u.cpu,
             (u.cpu - r.up_idle.cpu) * 1e6 / d,
             (u.faults as f64 - r.up_idle.faults as f64) / d,
@@ -527,6 +560,7 @@ fn main() {
             r.pages,
             r.fetch_pages_s,
             f.cpu,
+            f.sys,
             f.cpu * 1e6 / p,
             f.faults as f64 / p,
             f.written as f64 / 2.0 / p,
