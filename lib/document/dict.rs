@@ -399,6 +399,7 @@ fn lowercase_by_bytes(out: &mut String, w: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::xorshift::xorshift;
 
     /// What `count` decides by `lowercase_already` is what lowercasing
     /// gives: a word it calls lowercase is its own lowercase.
@@ -410,9 +411,7 @@ mod tests {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut already = 0;
         for _ in 0..50_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             let n = 1 + (x % 6) as usize;
             let w: String = (0..n)
                 .map(|i| alphabet[(x >> (5 * i + 8)) as usize % alphabet.len()])

@@ -548,6 +548,7 @@ fn shingle_hash(words: &[u64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::xorshift::xorshift;
 
     fn article(date: &str, counter: u32) -> String {
         let mut s = format!("Published {date}. Read {counter} times.\n");
@@ -696,9 +697,7 @@ mod tests {
         for len in [10usize, 100, 1000, 20_000] {
             let mut s = String::new();
             for _ in 0..len {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                x = xorshift(x);
                 s.push(alphabet[(x % alphabet.len() as u64) as usize]);
             }
             texts.push(s);
@@ -823,9 +822,7 @@ mod tests {
         ];
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             x
         };
         let mut texts = Vec::new();
@@ -982,9 +979,7 @@ mod tests {
         ];
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             x
         };
         let mut texts = Vec::new();

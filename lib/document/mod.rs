@@ -16,3 +16,5 @@ pub mod markup;
 mod swar;
 pub mod text;
 pub mod words;
+#[cfg(test)]
+pub(crate) mod xorshift;

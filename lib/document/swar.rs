@@ -55,6 +55,7 @@ pub(crate) const fn collapsed(x: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::xorshift::xorshift;
 
     /// The definitions a byte at a time.
     fn collapsed_slowly(w: &[u8; 8]) -> bool {
@@ -69,9 +70,7 @@ mod tests {
             b' ', b' ', b'\t', b'\n', 0, 0x1F, 0x20, 0x21, 0x7F, 0x80, 0xC2, 0xFF,
         ];
         for round in 0..200_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             let mut w = x.to_le_bytes();
             if round % 2 == 0 {
                 for (k, c) in w.iter_mut().enumerate() {

@@ -344,6 +344,7 @@ pub fn visible(doc: &str, kind: Kind) -> Visible {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::xorshift::xorshift;
 
     fn html(s: &str) -> Visible {
         visible(s, Kind::Html)
@@ -392,13 +393,9 @@ mod tests {
         let mut seen = [0usize; 2];
         for _ in 0..5000 {
             let mut doc = String::new();
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             for _ in 0..x % 8 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                x = xorshift(x);
                 doc.push_str(pieces[(x >> 8) as usize % pieces.len()]);
             }
             for kind in [Kind::Html, Kind::Xhtml, Kind::Xml] {

@@ -505,6 +505,7 @@ impl TokenStream for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::xorshift::xorshift;
 
     #[test]
     fn latvian_letters_lower_and_fold() {
@@ -698,14 +699,10 @@ mod tests {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         for _ in 0..20_000 {
             let mut t = String::new();
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             let n = (x % 12) as usize;
             for _ in 0..n {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                x = xorshift(x);
                 t.push_str(PARTS[(x % PARTS.len() as u64) as usize]);
             }
             // The one-pass scan finds the plain words the reference does.

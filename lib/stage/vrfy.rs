@@ -627,6 +627,7 @@ fn summary(v: &Verdict) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::xorshift::xorshift;
 
     fn rec(ct: &str, charset: &str) -> Record {
         let mut r = Record::new("http://example.lv/", 1);
@@ -711,9 +712,7 @@ mod tests {
         };
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             x
         };
         for _ in 0..500 {

@@ -336,6 +336,15 @@ fn profile(cfg: &Config, rec: &Record, sets: &[(&str, Vec<String>)]) {
     }
 }
 
+/// The first rejection's reason as a line's suffix, if any.
+fn rejected(why: &str) -> String {
+    if why.is_empty() {
+        String::new()
+    } else {
+        format!("; rejected: {why}")
+    }
+}
+
 /// Prints `line` and keeps it for the record file.
 fn say(out: &mut Vec<String>, line: String) {
     println!("{line}");
@@ -364,11 +373,7 @@ fn speed(
             format!(
                 "  pages of ~{label}: {mbs:.1} MB/s ({} pages, {ok} verified{})",
                 pages.len(),
-                if why.is_empty() {
-                    String::new()
-                } else {
-                    format!("; rejected: {why}")
-                }
+                rejected(&why)
             ),
         );
     }
@@ -403,11 +408,7 @@ fn speed(
                 format!(
                     "  undeclared {name} pages of ~{label}: {mbs:.1} MB/s ({} pages, {ok} verified, {how}{})",
                     bodies.len(),
-                    if why.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; rejected: {why}")
-                    }
+                    rejected(&why)
                 ),
             );
         }

@@ -1,6 +1,7 @@
 //! Tests of charset sniffing, detection and decoding.
 
 use super::*;
+use crate::document::xorshift::xorshift;
 use encoding_rs::{ISO_8859_13, ISO_8859_4, KOI8_R, WINDOWS_1251, WINDOWS_1257};
 
 fn html(body: &[u8], http: &str) -> Detected {
@@ -581,15 +582,11 @@ fn clean_is_no_control_and_nothing_replaced() {
     let mut x: u64 = 0x2545_F491_4F6C_DD1D;
     let mut clean = 0;
     for round in 0..20_000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        x = xorshift(x);
         let mut s = "a".repeat(round % 9);
         // Mostly clean pieces, so that one bad piece anywhere is tried.
         for _ in 0..x % 40 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             let r = (x >> 16) as usize;
             let p = if r.is_multiple_of(5) {
                 pieces[(r >> 3) % pieces.len()]

@@ -488,6 +488,7 @@ pub fn segment_with<S: Sink>(doc: &str, mode: Mode, also: &mut S) -> Segments {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::xorshift::xorshift;
 
     /// A block's text is its words with one space between them, and its
     /// counts those of that text, however the white space came: the
@@ -518,9 +519,7 @@ mod tests {
         for round in 0..3000 {
             let mut t = String::new();
             for _ in 0..x % 60 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                x = xorshift(x);
                 t.push_str(pieces[(x >> 8) as usize % pieces.len()]);
             }
             let words: Vec<&str> = t

@@ -646,6 +646,7 @@ fn lower_by_table(w: &[u8], k: &mut [u8; 16]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::xorshift::xorshift;
 
     #[test]
     fn lists_are_lowercase_words() {
@@ -764,9 +765,7 @@ mod tests {
             let mut text = String::new();
             let mut spans = Vec::new();
             for _ in 0..200 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                x = xorshift(x);
                 let w = &words[(x >> 8) as usize % words.len()];
                 let start = text.len();
                 text.push_str(w);
@@ -814,9 +813,7 @@ mod tests {
         for _ in 0..100_000 {
             let mut b = [0u8; 16];
             for c in b.iter_mut() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                x = xorshift(x);
                 *c = (x >> 20) as u8 & 0x7F;
             }
             let want = b.map(|c| c.to_ascii_lowercase());
@@ -849,9 +846,7 @@ mod tests {
         let alphabet: Vec<char> = "aeinstuārūšžēīAĀŠİKẞΣЖ語\u{301}ȺµÉ".chars().collect();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         for _ in 0..50_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             let n = 1 + (x % 12) as usize;
             words.push(
                 (0..n)

@@ -229,6 +229,7 @@ mod tests {
     use super::*;
     use crate::document::charset::Kind;
     use crate::document::extract::main_text_tallied;
+    use crate::document::xorshift::xorshift;
 
     /// Pages of articles in several scripts, with menus and footers, some
     /// with paragraphs without spaces (where a sample's slice is cut
@@ -244,9 +245,7 @@ mod tests {
         ];
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             x
         };
         let mut out = Vec::new();
@@ -306,9 +305,7 @@ mod tests {
         ];
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             x
         };
         let mut out = Vec::new();

@@ -114,6 +114,7 @@ impl Votes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::xorshift::xorshift;
 
     /// Counts bit by bit, as the definition says.
     fn slowly(hashes: &[u64]) -> u64 {
@@ -137,9 +138,7 @@ mod tests {
     fn bit_sliced_votes_are_the_counted_ones() {
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             x
         };
         let mut differ = 0;
