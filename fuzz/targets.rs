@@ -10,6 +10,7 @@ use nlpcrawl::document::{lang, text, words};
 use nlpcrawl::run::clock;
 use nlpcrawl::stage::fetch::{expiry, x_robots};
 use nlpcrawl::stage::resolve::HostEntry;
+use nlpcrawl::stage::vrfy;
 use nlpcrawl::store::archive::Version;
 use nlpcrawl::store::record::Record;
 use nlpcrawl::store::rep::RepCache;
@@ -223,6 +224,21 @@ pub fn text(data: &[u8]) {
     let f = Fingerprint::of(&doc);
     assert_eq!(f.text, fingerprint::text_hash(&doc), "text hash");
     assert_eq!(f.simhash, fingerprint::simhash(&doc), "simhash");
+    // nlpc-vrfy takes the main text's fingerprint from extraction's pass
+    // over the words: it must be the text's own, with and without a
+    // dictionary (which changes the pass).
+    let mut rec = Record::new("http://h.example.lv/", 1);
+    rec.content_type = "text/html".into();
+    for dict in [None, Dict::from_bytes(b"latvija\nir\nun\nr\xc4\xabga\n".to_vec()).ok()] {
+        let cfg = vrfy::Config {
+            dict,
+            ..vrfy::Config::default()
+        };
+        let v = vrfy::verify(&cfg, &rec, Some(data));
+        if let (Some(f), Some(main)) = (v.fingerprint, v.main.as_ref()) {
+            assert_eq!(f, Fingerprint::of(&main.text), "verified page's fingerprint");
+        }
+    }
     for kind in KINDS {
         let v = text::visible(&doc, kind);
         for cap in [0, 1, 7, 64, 1000] {
