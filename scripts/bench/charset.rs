@@ -13,8 +13,11 @@
 //!     DIR is the default one, ../devset/extraction-devset beside the
 //!     project); the README's figures come from that file.
 
+#[path = "devset.rs"]
+mod devset;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use nlpcrawl::document::charset::{self, Kind, Source};
@@ -24,33 +27,8 @@ const HINTS: charset::Hints<'static> = charset::Hints {
     tld: None,
 };
 
-fn pages(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            pages(&p, out);
-        } else if p.extension().is_some_and(|x| x == "html") {
-            out.push(p);
-        }
-    }
-}
-
-/// chardetng's guess from the first `len` bytes of `body`, as
-/// `charset::detect` asks it for a page that declares nothing.
-fn guess(body: &[u8], len: usize) -> &'static encoding_rs::Encoding {
-    let sample = &body[..body.len().min(len)];
-    let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
-    det.feed(sample, sample.len() == body.len());
-    let tld = HINTS.tld.and_then(charset::tld_of);
-    det.guess(
-        tld.as_deref().map(str::as_bytes),
-        chardetng::Utf8Detection::Deny,
-    )
-}
-
+/// The bench's own test of valid UTF-8 past ASCII, apart from the
+/// library's, so that a fault there cannot hide in the count it checks.
 fn valid_utf8_not_ascii(b: &[u8]) -> bool {
     !b.is_ascii() && std::str::from_utf8(b).is_ok()
 }
@@ -67,7 +45,7 @@ fn main() {
         .map(PathBuf::from)
         .or_else(|| (dir == default).then(|| root.join("scripts/bench/charset.txt")));
     let mut files = Vec::new();
-    pages(&dir, &mut files);
+    devset::html_below(&dir, &mut files);
     files.sort();
     if files.is_empty() {
         eprintln!(
@@ -133,7 +111,10 @@ fn main() {
     for len in [4096usize, 16384, 32768] {
         let changed = detected
             .iter()
-            .filter(|b| guess(b, len) != guess(b, charset::DETECT_LEN))
+            .filter(|b| {
+                charset::guess(b, len, HINTS.tld)
+                    != charset::guess(b, charset::DETECT_LEN, HINTS.tld)
+            })
             .count();
         lines.push(format!(
             "chardetng fed {} KiB instead of {} KiB: guess changed for {changed} of {} detected pages",

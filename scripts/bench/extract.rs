@@ -12,7 +12,10 @@
 //!     LIST holds lines "SOURCE.html<TAB>DEST.txt": writes each page's main
 //!     text, one block a line, as nlpc-dump --text writes it.
 
-use std::path::{Path, PathBuf};
+#[path = "devset.rs"]
+mod devset;
+
+use std::path::Path;
 use std::time::Instant;
 
 use nlpcrawl::document::charset::{self, Kind};
@@ -165,20 +168,6 @@ fn speed(name: &str, pages: &[Vec<u8>]) {
     );
 }
 
-fn html_below(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            html_below(&p, out);
-        } else if p.extension().is_some_and(|x| x == "html") {
-            out.push(p);
-        }
-    }
-}
-
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -204,7 +193,7 @@ fn main() {
     }
     if let Some(dir) = std::env::var_os("NLPC_DEVSET") {
         let mut files = Vec::new();
-        html_below(Path::new(&dir), &mut files);
+        devset::html_below(Path::new(&dir), &mut files);
         files.sort();
         let pages: Vec<Vec<u8>> = files.iter().filter_map(|f| std::fs::read(f).ok()).collect();
         speed("dev set pages", &pages);

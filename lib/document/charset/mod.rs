@@ -215,11 +215,27 @@ pub fn detect(body: &[u8], http: &str, kind: Kind, hints: &Hints<'_>) -> Detecte
 /// True when `declared` is a legacy charset and `body` is valid UTF-8 with
 /// non-ASCII bytes: read as declared it would be mojibake.
 pub fn misdeclared(declared: &'static Encoding, body: &[u8]) -> bool {
-    if declared == UTF_8 || !declared.is_ascii_compatible() {
-        return false;
-    }
+    declared != UTF_8 && declared.is_ascii_compatible() && utf8_past_ascii(body)
+}
+
+/// True when `body` has non-ASCII bytes and is valid UTF-8, which no
+/// legacy text of any length is by chance.
+fn utf8_past_ascii(body: &[u8]) -> bool {
     let ascii_len = Encoding::ascii_valid_up_to(body);
     ascii_len < body.len() && std::str::from_utf8(&body[ascii_len..]).is_ok()
+}
+
+/// chardetng's guess from the first `len` bytes of `body` (the module
+/// reads [`DETECT_LEN`]), with `tld` as its hint; never UTF-8, which a
+/// body that gets here has been found not to be.
+pub fn guess(body: &[u8], len: usize, tld: Option<&str>) -> &'static Encoding {
+    let mut det = EncodingDetector::new(Iso2022JpDetection::Deny);
+    let sample = &body[..body.len().min(len)];
+    det.feed(sample, sample.len() == body.len());
+    let tld = tld.and_then(tld_of);
+    // UTF-8 was ruled out; chardetng is not to guess it from a prefix of
+    // a body that is not valid UTF-8 as a whole.
+    det.guess(tld.as_deref().map(str::as_bytes), Utf8Detection::Deny)
 }
 
 /// The HTML standard's sniffing, steps 1 to 7 of the module's order.
@@ -275,9 +291,7 @@ fn undeclared(body: &[u8], kind: Kind, hints: &Hints<'_>) -> Detected {
         source,
         bom_len: 0,
     };
-    let ascii_len = Encoding::ascii_valid_up_to(body);
-    let ascii = ascii_len == body.len();
-    if !ascii && std::str::from_utf8(&body[ascii_len..]).is_ok() {
+    if utf8_past_ascii(body) {
         return found(UTF_8, Source::ValidUtf8);
     }
     // The parser meeting a <meta> past the prescan changes the tentative
@@ -291,16 +305,9 @@ fn undeclared(body: &[u8], kind: Kind, hints: &Hints<'_>) -> Detected {
     if let Some(e) = hints.user {
         found(e, Source::Override)
     } else {
-        let mut det = EncodingDetector::new(Iso2022JpDetection::Deny);
-        let sample = &body[..body.len().min(DETECT_LEN)];
-        det.feed(sample, sample.len() == body.len());
-        let tld = hints.tld.and_then(tld_of);
-        // UTF-8 was ruled out above; chardetng is not to guess it from a
-        // prefix of a body that is not valid UTF-8 as a whole.
-        let e = det.guess(tld.as_deref().map(str::as_bytes), Utf8Detection::Deny);
         found(
-            e,
-            if ascii {
+            guess(body, DETECT_LEN, hints.tld),
+            if body.is_ascii() {
                 Source::Fallback
             } else {
                 Source::Detected
