@@ -256,7 +256,7 @@ impl HeaderFilter {
         complete: bool,
         valid_upto: &mut usize,
     ) -> CharsetVerdict {
-        let allowed = |e| self.charsets.is_empty() || self.charsets.contains(&e);
+        let allowed = |e| self.charsets.contains(&e);
         if self.charsets.is_empty() {
             return CharsetVerdict::Pass;
         }
