@@ -5,7 +5,7 @@
 //! - `nlpc-up --once` with 1% of the records due: wall time, wall and CPU
 //!   time and database bytes written per due record, its peak file-backed
 //!   and anonymous memory; then again with nothing due;
-//! - `nlpc-fetch --once` re-fetching 5,000 DIRTY records (SCALE_PAGES) from
+//! - `nlpc-fetch --once` re-fetching 20,000 DIRTY records (SCALE_PAGES) from
 //!   a loopback server (20 hosts on 4 addresses, politeness 0): pages/s,
 //!   CPU time and database bytes written a page, peak memory.
 //!
@@ -26,15 +26,23 @@
 //!
 //! cargo bench --bench scale         (writes scripts/bench/scale.txt)
 //! SCALE_MAX=10000000 cargo bench --bench scale
+//! SCALE_DB_SHM=1 ... cargo bench --bench scale   (scripts/bench/scale-shm.txt)
 //!
 //! For analysis (these runs leave scale.txt alone): SCALE_SIZES=100000,1000000
 //! runs those sizes only; SCALE_COMPACT=1 runs the daemons on the planted
 //! frontier's compacted copy (no free pages); SCALE_STRACE=DIR runs
 //! nlpc-fetch under strace, its writes and syncs logged to DIR/fetch-N.txt
 //! (its times and memory are then strace's); SCALE_PERF=DIR runs it under
-//! `perf record -g`, to DIR/fetch-N.data. Each size's diagnostics also
-//! give the trees' depths and leaf pages and nlpc-fetch's commits (from
-//! the environment's transaction numbers) and pages written a commit.
+//! `perf record -g`, to DIR/fetch-N.data; SCALE_EVICT=1 drops the
+//! database file's page cache before nlpc-fetch starts; SCALE_REWARM=1 drops
+//! it and reads the file back a 4 KB page at a time (the cache then holds
+//! small folios, as commits leave it, not the planting's large ones);
+//! SCALE_REPEAT=N runs N rounds of nlpc-fetch at each size (3);
+//! SCALE_DB_SHM=1 puts the database on /dev/shm, so no commit waits for a
+//! disk, and writes scripts/bench/scale-shm.txt instead. Each size's diagnostics also give the trees' depths and leaf
+//! pages, nlpc-fetch's commits (from the environment's transaction
+//! numbers) and pages written a commit, and what the database's disk wrote
+//! while nlpc-fetch ran and how much of that time it was busy.
 
 use std::io::{BufRead, BufReader, Write as _};
 use std::net::{TcpListener, TcpStream};
@@ -49,8 +57,13 @@ const DAY: u64 = 86_400;
 /// Records re-fetched in the fetch phase, at every size, unless
 /// SCALE_PAGES says otherwise. A run of 1,000 pages lasted a few tenths of
 /// a second, in which the process's start, the robots.txt requests and the
-/// last commit weighed; 5,000 take seconds.
-const LIVE: usize = 5000;
+/// last commit weighed; 5,000 took about a second, and the same size
+/// measured 4,404 to 7,079 pages/s from one run to the next; 20,000 take
+/// about four.
+const LIVE: usize = 20_000;
+/// Rounds of the fetch phase at each size, unless SCALE_REPEAT says
+/// otherwise: the table gives the median round and the range.
+const REPEAT: usize = 3;
 const LIVE_HOSTS: usize = 20;
 const LIVE_ADDRS: [&str; 4] = ["127.0.0.71", "127.0.0.72", "127.0.0.73", "127.0.0.74"];
 
@@ -252,6 +265,41 @@ fn evict(file: &Path) {
     assert_eq!(rc, 0, "posix_fadvise DONTNEED");
 }
 
+/// Drops `file`'s pages from the page cache and reads it back a 4 KB page
+/// at a time with read-ahead off, so the cache holds it in small folios,
+/// as it does a file that commits wrote a page at a time, rather than in
+/// the large folios of the planting's long writes.
+fn rewarm(file: &Path) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::FileExt;
+    evict(file);
+    let f = std::fs::File::open(file).expect("database file");
+    // SAFETY: the descriptor is open for the call's duration.
+    let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_RANDOM) };
+    assert_eq!(rc, 0, "posix_fadvise RANDOM");
+    let len = f.metadata().expect("database file").len();
+    let mut page = [0u8; 4096];
+    let mut at = 0;
+    while at < len {
+        f.read_at(&mut page, at).expect("read database file");
+        at += page.len() as u64;
+    }
+}
+
+/// The block device under `path`: its sectors written and the milliseconds
+/// it was busy (/sys/dev/block/MAJ:MIN/stat), None on tmpfs.
+fn disk(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(path).ok()?.dev();
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let stat = std::fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/stat")).ok()?;
+    let f: Vec<u64> = stat
+        .split_whitespace()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    Some((*f.get(6)?, *f.get(9)?))
+}
+
 /// Bytes of the files under `dir`, at any depth.
 fn files_bytes(dir: &Path) -> u64 {
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -344,15 +392,23 @@ struct Row {
     up_rss: Mem,
     up_idle: Mem,
     pages: usize,
+    /// The median round's.
     fetch_pages_s: f64,
+    /// Every round's, slowest first.
+    fetch_all: Vec<f64>,
     fetch_rss: Mem,
     /// Bytes the fetch run's commits wrote to the database.
     fetch_db: u64,
 }
 
 fn run(n: usize, live_n: usize, port: u16) -> Row {
-    let tmp = tempfile::tempdir().expect("temporary directory");
     let shm = Path::new("/dev/shm");
+    let tmp = if std::env::var_os("SCALE_DB_SHM").is_some() {
+        tempfile::tempdir_in(shm)
+    } else {
+        tempfile::tempdir()
+    }
+    .expect("temporary directory");
     let files = if shm.is_dir() {
         tempfile::tempdir_in(shm)
     } else {
@@ -458,20 +514,101 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
         })
         .collect();
     let mut w = st.write().expect("write");
-    w.insert_batch(&live).expect("insert");
+    let live_keys: Vec<Key> = w
+        .insert_batch(&live)
+        .expect("insert")
+        .into_iter()
+        .map(|i| match i {
+            store::Inserted::New(k) => k,
+            other => panic!("live record not new: {other:?}"),
+        })
+        .collect();
     w.commit().expect("commit");
     drop(st);
-    measure(c.cmd("nlpc-up"));
-    let before = Store::open(&db, store::Options::default())
+    let repeat: usize = std::env::var("SCALE_REPEAT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(REPEAT)
+        .max(1);
+    let mut runs = Vec::with_capacity(repeat);
+    for round in 0..repeat {
+        if round > 0 {
+            // The live records as planted again (so each round fetches
+            // the same pages the same way, none of them unchanged), and
+            // the stored bodies gone, so what is written is measured again.
+            let st = Store::open(&db, store::Options::default()).expect("open");
+            for (keys, recs) in live_keys.chunks(10_000).zip(live.chunks(10_000)) {
+                let mut w = st.write().expect("write");
+                for (k, r) in keys.iter().zip(recs) {
+                    w.update(k, r).expect("update");
+                }
+                w.commit().expect("commit");
+            }
+            drop(st);
+            for sub in ["cache", "archive", "rep"] {
+                let _ = std::fs::remove_dir_all(c.files.join(sub));
+            }
+        }
+        measure(c.cmd("nlpc-up"));
+        runs.push(fetch_round(&c, &db, n, live_n));
+    }
+    // The median round by pages/s stands for the size; the others are
+    // printed beside it.
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by(|a, b| runs[*a].0.total_cmp(&runs[*b].0));
+    let all: Vec<f64> = order.iter().map(|i| runs[*i].0).collect();
+    let (fetch_pages_s, fetch_rss, fetch_db) = runs.swap_remove(order[order.len() / 2]);
+    Row {
+        n,
+        plant_s,
+        bytes_per_record,
+        compact_per_record: compact,
+        due,
+        up_s: up.as_secs_f64(),
+        up_idle_ms: idle.as_secs_f64() * 1e3,
+        up_rss,
+        up_idle,
+        pages: live_n,
+        fetch_pages_s,
+        fetch_all: all,
+        fetch_rss,
+        fetch_db,
+    }
+}
+
+/// One round of `nlpc-fetch --once` over the DIRTY live records: its
+/// pages/s, its resources and the bytes its commits wrote to the database.
+fn fetch_round(c: &Crawl, db: &Path, n: usize, live_n: usize) -> (f64, Mem, u64) {
+    let before = Store::open(db, store::Options::default())
         .and_then(|s| s.shape())
         .expect("shape");
     if std::env::var_os("SCALE_EVICT").is_some() {
         evict(&db.join("data.mdb"));
+    } else if std::env::var_os("SCALE_REWARM").is_some() {
+        let t = Instant::now();
+        rewarm(&db.join("data.mdb"));
+        eprintln!(
+            "{n}: database read back in small folios in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
     }
     let mut f = c.cmd("nlpc-fetch");
     f.args(["--fetch-polite", "0"]);
+    let disk_before = disk(db);
     let (fetch, fetch_rss) = measure(f);
-    let st = Store::open(&db, store::Options::default()).expect("open");
+    // The whole device's: on a quiet machine, what nlpc-fetch's commits
+    // made the disk do.
+    if let (Some((s0, b0)), Some((s1, b1))) = (disk_before, disk(db)) {
+        let w = fetch.as_secs_f64();
+        eprintln!(
+            "{n}: while nlpc-fetch ran ({w:.2} s) the database's disk wrote {:.1} MB ({:.1} MB/s, {:.1} KB a page) and was busy {:.0}% of the time",
+            (s1 - s0) as f64 * 512.0 / 1e6,
+            (s1 - s0) as f64 * 512.0 / 1e6 / w,
+            (s1 - s0) as f64 * 512.0 / 1e3 / live_n as f64,
+            (b1 - b0) as f64 / 10.0 / w,
+        );
+    }
+    let st = Store::open(db, store::Options::default()).expect("open");
     let after = st.shape().expect("shape");
     let trees: Vec<String> = after
         .trees
@@ -500,21 +637,9 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
         .count(State::Fresh, false)
         .expect("count");
     assert_eq!(fresh as usize, live_n, "every live record fetched");
-    Row {
-        n,
-        plant_s,
-        bytes_per_record,
-        compact_per_record: compact,
-        due,
-        up_s: up.as_secs_f64(),
-        up_idle_ms: idle.as_secs_f64() * 1e3,
-        up_rss,
-        up_idle,
-        pages: live_n,
-        fetch_pages_s: live_n as f64 / fetch.as_secs_f64(),
-        fetch_rss,
-        fetch_db,
-    }
+    let pages_s = live_n as f64 / fetch.as_secs_f64();
+    eprintln!("{n}: nlpc-fetch {live_n} pages at {pages_s:.0} pages/s");
+    (pages_s, fetch_rss, fetch_db)
 }
 
 fn main() {
@@ -533,7 +658,9 @@ fn main() {
         || std::env::var_os("SCALE_COMPACT").is_some()
         || std::env::var_os("SCALE_STRACE").is_some()
         || std::env::var_os("SCALE_PERF").is_some()
-        || std::env::var_os("SCALE_EVICT").is_some();
+        || std::env::var_os("SCALE_EVICT").is_some()
+        || std::env::var_os("SCALE_REWARM").is_some();
+    let shm = std::env::var_os("SCALE_DB_SHM").is_some();
     let sizes = sizes.unwrap_or_else(|| {
         std::iter::successors(Some(10_000usize), |n| n.checked_mul(10))
             .take_while(|n| *n <= max)
@@ -548,7 +675,7 @@ fn main() {
         let f = &r.fetch_rss;
         let p = r.pages as f64;
         eprintln!(
-            "{n}: nlpc-up {:.3} s CPU, {:.1} µs CPU and {:.1} faults per due record (idle run {:.3} s, {} faults), RSS file {:.1} MB anon {:.1} MB, {:.0} KB counted dirtied by the page cache; nlpc-fetch {} pages {:.0} pages/s, {:.3} s CPU ({:.3} s system) = {:.0} µs a page, {:.1} faults and {:.1} KB written a page, RSS file {:.1} MB anon {:.1} MB",
+            "{n}: nlpc-up {:.3} s CPU, {:.1} µs CPU and {:.1} faults per due record (idle run {:.3} s, {} faults), RSS file {:.1} MB anon {:.1} MB, {:.0} KB counted dirtied by the page cache; nlpc-fetch's median round {} pages {:.0} pages/s, {:.3} s CPU ({:.3} s system) = {:.0} µs a page, {:.1} faults and {:.1} KB written a page, RSS file {:.1} MB anon {:.1} MB",
             u.cpu,
             (u.cpu - r.up_idle.cpu) * 1e6 / d,
             (u.faults as f64 - r.up_idle.faults as f64) / d,
@@ -572,12 +699,12 @@ fn main() {
     }
     let mut out = String::new();
     out.push_str(&format!(
-        "| records | DB bytes/record: file / compacted | nlpc-up --once, 1% due | per due record: wall / CPU | nlpc-up --once, nothing due | nlpc-up peak RSS: file / anonymous | nlpc-up DB written a due record | nlpc-fetch --once, {live_n} DIRTY | CPU a page | DB written a page | nlpc-fetch peak RSS: file / anonymous |\n"
+        "| records | DB bytes/record: file / compacted | nlpc-up --once, 1% due | per due record: wall / CPU | nlpc-up --once, nothing due | nlpc-up peak RSS: file / anonymous | nlpc-up DB written a due record | nlpc-fetch --once, {live_n} DIRTY: median round (range) | CPU a page | DB written a page | nlpc-fetch peak RSS: file / anonymous |\n"
     ));
     out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &rows {
         out.push_str(&format!(
-            "| {} | {:.0} / {:.0} | {:.2} s ({} due) | {:.1} / {:.1} µs | {:.0} ms | {:.1} / {:.1} MB | {:.1} KB | {:.0} pages/s | {:.0} µs | {:.1} KB | {:.1} / {:.1} MB |\n",
+            "| {} | {:.0} / {:.0} | {:.2} s ({} due) | {:.1} / {:.1} µs | {:.0} ms | {:.1} / {:.1} MB | {:.1} KB | {:.0} pages/s ({:.0}–{:.0}) | {:.0} µs | {:.1} KB | {:.1} / {:.1} MB |\n",
             r.n,
             r.bytes_per_record,
             r.compact_per_record,
@@ -597,6 +724,8 @@ fn main() {
                 / 1e3
                 / r.due as f64,
             r.fetch_pages_s,
+            r.fetch_all.first().copied().unwrap_or(0.0),
+            r.fetch_all.last().copied().unwrap_or(0.0),
             r.fetch_rss.cpu * 1e6 / r.pages as f64,
             r.fetch_db as f64 / 1e3 / r.pages as f64,
             r.fetch_rss.file as f64 / 1e6,
@@ -608,14 +737,21 @@ fn main() {
         eprintln!("an analysis run: scripts/bench/scale.txt left as it was");
         return;
     }
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench/scale.txt");
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(if shm {
+        "scripts/bench/scale-shm.txt"
+    } else {
+        "scripts/bench/scale.txt"
+    });
+    let mut settings = Vec::new();
+    if max > 1_000_000 {
+        settings.push(format!("SCALE_MAX={max}"));
+    }
+    if shm {
+        settings.push("SCALE_DB_SHM=1".into());
+    }
     let header = format!(
-        "# cargo bench --bench scale{} ({} cores)\n",
-        if max > 1_000_000 {
-            format!(" with SCALE_MAX={max}")
-        } else {
-            String::new()
-        },
+        "# {}cargo bench --bench scale ({} cores)\n",
+        settings.iter().map(|s| s.clone() + " ").collect::<String>(),
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     std::fs::write(&file, header + &out).expect("write results");
