@@ -37,12 +37,13 @@
 //! database file's page cache before nlpc-fetch starts; SCALE_REWARM=1 drops
 //! it and reads the file back a 4 KB page at a time (the cache then holds
 //! small folios, as commits leave it, not the planting's large ones);
-//! SCALE_REPEAT=N runs N rounds of nlpc-fetch at each size (3);
+//! SCALE_REPEAT=N runs N rounds of nlpc-fetch at each size (5);
 //! SCALE_DB_SHM=1 puts the database on /dev/shm, so no commit waits for a
-//! disk, and writes scripts/bench/scale-shm.txt instead. Each size's diagnostics also give the trees' depths and leaf
-//! pages, nlpc-fetch's commits (from the environment's transaction
-//! numbers) and pages written a commit, and what the database's disk wrote
-//! while nlpc-fetch ran and how much of that time it was busy.
+//! disk, and writes scripts/bench/scale-shm.txt instead. Each size's
+//! diagnostics also give the trees' depths and leaf pages, nlpc-fetch's
+//! commits (from the environment's transaction numbers) and pages written a
+//! commit, and what the database's disk wrote while nlpc-fetch ran and how
+//! much of that time it was busy.
 
 use std::io::{BufRead, BufReader, Write as _};
 use std::net::{TcpListener, TcpStream};
@@ -63,7 +64,7 @@ const DAY: u64 = 86_400;
 const LIVE: usize = 20_000;
 /// Rounds of the fetch phase at each size, unless SCALE_REPEAT says
 /// otherwise: the table gives the median round and the range.
-const REPEAT: usize = 3;
+const REPEAT: usize = 5;
 const LIVE_HOSTS: usize = 20;
 const LIVE_ADDRS: [&str; 4] = ["127.0.0.71", "127.0.0.72", "127.0.0.73", "127.0.0.74"];
 
