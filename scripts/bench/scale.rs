@@ -601,12 +601,13 @@ fn fetch_round(c: &Crawl, db: &Path, n: usize, live_n: usize) -> (f64, Mem, u64)
     // made the disk do.
     if let (Some((s0, b0)), Some((s1, b1))) = (disk_before, disk(db)) {
         let w = fetch.as_secs_f64();
+        let (sectors, busy_ms) = (s1.saturating_sub(s0), b1.saturating_sub(b0));
         eprintln!(
             "{n}: while nlpc-fetch ran ({w:.2} s) the database's disk wrote {:.1} MB ({:.1} MB/s, {:.1} KB a page) and was busy {:.0}% of the time",
-            (s1 - s0) as f64 * 512.0 / 1e6,
-            (s1 - s0) as f64 * 512.0 / 1e6 / w,
-            (s1 - s0) as f64 * 512.0 / 1e3 / live_n as f64,
-            (b1 - b0) as f64 / 10.0 / w,
+            sectors as f64 * 512.0 / 1e6,
+            sectors as f64 * 512.0 / 1e6 / w,
+            sectors as f64 * 512.0 / 1e3 / live_n as f64,
+            busy_ms as f64 / 10.0 / w,
         );
     }
     let st = Store::open(db, store::Options::default()).expect("open");
@@ -660,7 +661,8 @@ fn main() {
         || std::env::var_os("SCALE_STRACE").is_some()
         || std::env::var_os("SCALE_PERF").is_some()
         || std::env::var_os("SCALE_EVICT").is_some()
-        || std::env::var_os("SCALE_REWARM").is_some();
+        || std::env::var_os("SCALE_REWARM").is_some()
+        || std::env::var_os("SCALE_REPEAT").is_some();
     let shm = std::env::var_os("SCALE_DB_SHM").is_some();
     let sizes = sizes.unwrap_or_else(|| {
         std::iter::successors(Some(10_000usize), |n| n.checked_mul(10))
