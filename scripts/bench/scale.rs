@@ -58,9 +58,9 @@ const DAY: u64 = 86_400;
 /// Records re-fetched in the fetch phase, at every size, unless
 /// SCALE_PAGES says otherwise. A run of 1,000 pages lasted a few tenths of
 /// a second, in which the process's start, the robots.txt requests and the
-/// last commit weighed; 5,000 took about a second, and the same size
-/// measured 4,404 to 7,079 pages/s from one run to the next; 20,000 take
-/// about four.
+/// last commit weighed; 5,000 take about a second, 20,000 about four.
+/// Even so one round of one size moves by a fifth from run to run, hence
+/// [`REPEAT`].
 const LIVE: usize = 20_000;
 /// Rounds of the fetch phase at each size, unless SCALE_REPEAT says
 /// otherwise: the table gives the median round and the range.
