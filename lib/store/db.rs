@@ -476,10 +476,18 @@ impl Store {
     /// The record stored under `key` as `v`, counted in
     /// [`Store::records_decoded`]; a record that does not decode is the
     /// database's corruption, named by its key.
-    pub(super) fn decode_record(&self, key: &[u8], v: &[u8]) -> Result<Record> {
+    /// Its lease, if any, comes from the leased index (read in `txn`).
+    pub(super) fn decode_record<T: lmdb::Transaction>(
+        &self,
+        txn: &T,
+        key: &Key,
+        v: &[u8],
+    ) -> Result<Record> {
         self.decoded
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Record::decode(v).map_err(|why| self.corrupt(key, why))
+        let mut r = Record::decode(v).map_err(|why| self.corrupt(&key.0, why))?;
+        r.lease = super::txn::stored_lease(self, txn, key, &r)?;
+        Ok(r)
     }
 
     pub(super) fn corrupt(&self, key: &[u8], why: &'static str) -> Error {

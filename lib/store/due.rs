@@ -361,7 +361,7 @@ impl Write<'_> {
                     if Some(key) == from {
                         continue;
                     }
-                    let r = self.store.decode_record(k, v)?;
+                    let r = self.store.decode_record(&self.txn, &key, v)?;
                     chunk.push((key, r));
                     if chunk.len() == REBUILD_CHUNK {
                         break;

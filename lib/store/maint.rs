@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::store::check;
 use crate::store::db::{db_error, hex, Store, Table, KEY_LEN};
 use crate::store::record::{Record, State};
-use crate::store::txn::{index_key, record_index_byte};
+use crate::store::txn::{index_key, record_index_byte, stored_lease};
 
 /// What [`Store::check_all`] found.
 #[derive(Debug, Default)]
@@ -111,13 +111,20 @@ impl Store {
                 ));
                 continue;
             };
-            let rec = match Record::decode(v) {
+            let mut rec = match Record::decode(v) {
                 Ok(r) => r,
                 Err(why) => {
                     rep.problems.push(format!("{}: record: {why}", hex(k)));
                     continue;
                 }
             };
+            match stored_lease(self, txn, &crate::store::Key(key), &rec) {
+                Ok(l) => rec.lease = l,
+                Err(e) => {
+                    rep.problems.push(e.to_string());
+                    continue;
+                }
+            }
             let b = record_index_byte(&rec);
             match txn.get(self.index, &index_key(b, &crate::store::Key(key))) {
                 Ok(_) => {}
@@ -164,7 +171,11 @@ impl Store {
             match txn.get(self.records, &key) {
                 Ok(v) => {
                     // An undecodable record was reported by the record walk.
-                    if let Ok(rec) = Record::decode(v) {
+                    if let Ok(mut rec) = Record::decode(v) {
+                        // A bad lease was reported by the record walk.
+                        if let Some(key) = crate::store::Key::from_slice(key) {
+                            rec.lease = stored_lease(self, txn, &key, &rec).unwrap_or(rec.lease);
+                        }
                         let want = record_index_byte(&rec);
                         if want != b {
                             rep.problems.push(format!(

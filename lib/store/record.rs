@@ -70,10 +70,35 @@ impl FromStr for State {
 
 /// A lease: which process took the record, and when. A record with a lease is
 /// invisible to the other daemons until it is released or reclaimed.
+///
+/// It is stored as the value of the record's entry in its state's leased
+/// index, not in the record: taking a record then writes only that index's
+/// small leased part, and the record (a random key, in a large database a
+/// leaf and a branch page of its own) is written once, with the result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Lease {
     pub pid: u32,
     pub time: u64,
+}
+
+/// The length of an encoded [`Lease`].
+pub const LEASE_LEN: usize = 4 + 8;
+
+impl Lease {
+    pub fn encode(&self) -> [u8; LEASE_LEN] {
+        let mut v = [0; LEASE_LEN];
+        v[..4].copy_from_slice(&self.pid.to_le_bytes());
+        v[4..].copy_from_slice(&self.time.to_le_bytes());
+        v
+    }
+
+    pub fn decode(b: &[u8]) -> Option<Lease> {
+        let b: &[u8; LEASE_LEN] = b.try_into().ok()?;
+        Some(Lease {
+            pid: u32::from_le_bytes(b[..4].try_into().ok()?),
+            time: u64::from_le_bytes(b[4..].try_into().ok()?),
+        })
+    }
 }
 
 /// Everything known about one URL. Times are Unix seconds; 0 means unknown.
@@ -185,14 +210,14 @@ impl Record {
         crate::web::url::host_of(&self.url)
     }
 
-    /// Encodes the record, leading with [`FORMAT_VERSION`].
+    /// Encodes the record, leading with [`FORMAT_VERSION`]. The lease is
+    /// left out (written as none): the store keeps it in the leased index.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Vec::with_capacity(96 + self.url.len());
         w.push(FORMAT_VERSION as u8);
         w.push(self.state as u8);
-        let lease = self.lease.unwrap_or_default();
-        put_varint(&mut w, lease.pid as u64);
-        put_varint(&mut w, lease.time);
+        put_varint(&mut w, 0);
+        put_varint(&mut w, 0);
         put_varint(&mut w, self.depth as u64);
         put_str(&mut w, &self.url);
         put_str(&mut w, &self.addr);
@@ -233,6 +258,18 @@ impl Record {
         if self.reclaims != 0 {
             w.push(self.reclaims);
         }
+        w
+    }
+
+    /// The record as written while leases were kept in records.
+    #[cfg(test)]
+    pub(crate) fn encode_with_lease(&self) -> Vec<u8> {
+        let enc = self.encode();
+        let l = self.lease.unwrap_or_default();
+        let mut w = enc[..2].to_vec();
+        put_varint(&mut w, l.pid as u64);
+        put_varint(&mut w, l.time);
+        w.extend_from_slice(&enc[4..]);
         w
     }
 
@@ -437,7 +474,15 @@ mod tests {
         r.charset_source = Some(Source::MetaLate);
         r.reclaims = 2;
         let enc = r.encode();
+        // Every field but the lease, which the store keeps in the index.
+        let lease = r.lease.take();
         assert_eq!(Record::decode(&enc).unwrap(), r);
+        // A record written while the lease was in it still shows its lease.
+        let l = lease.unwrap();
+        let leased = Record { lease, ..r.clone() }.encode_with_lease();
+        assert_eq!(Record::decode(&leased).unwrap().lease, lease);
+        assert_eq!(Lease::decode(&l.encode()), lease);
+        assert_eq!(Lease::decode(&l.encode()[1..]), None);
         // Without the last two fields, as records were written before them:
         // the same record, the source unknown and no reclaims.
         let old = &enc[..enc.len() - 2];

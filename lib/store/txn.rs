@@ -24,6 +24,27 @@ pub(super) fn record_index_byte(r: &Record) -> u8 {
     index_byte(r.state, r.lease.is_some())
 }
 
+/// The lease on the record `r` under `key`: the value of its entry in the
+/// leased index of its state, or none when it has no entry there. A record
+/// leased while leases were written into records (an empty value) keeps
+/// the lease it holds; without one, a lease of no live process, reclaimed.
+pub(super) fn stored_lease<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    key: &Key,
+    r: &Record,
+) -> Result<Option<Lease>> {
+    match txn.get(store.index, &index_key(index_byte(r.state, true), key)) {
+        Ok([]) => Ok(Some(r.lease.unwrap_or_default())),
+        Ok(v) => Lease::decode(v)
+            .map(Some)
+            .ok_or_else(|| store.corrupt(&key.0, "bad lease in the leased index")),
+        // The record's own, which check() reports when it names a lease.
+        Err(lmdb::Error::NotFound) => Ok(r.lease),
+        Err(e) => Err(store.err("cannot read index", e)),
+    }
+}
+
 /// A key candidate: the URL's hash plus a collision ordinal.
 pub(super) fn candidate(hash: &[u8; 16], ordinal: u8) -> Key {
     let mut k = [0; KEY_LEN];
@@ -46,7 +67,7 @@ pub(super) fn get_record<T: Transaction>(
     key: &Key,
 ) -> Result<Option<Record>> {
     match txn.get(store.records, &key.0) {
-        Ok(v) => store.decode_record(&key.0, v).map(Some),
+        Ok(v) => store.decode_record(txn, key, v).map(Some),
         Err(lmdb::Error::NotFound) => Ok(None),
         Err(e) => Err(store.err("cannot read record", e)),
     }
@@ -121,7 +142,7 @@ pub(super) fn walk_records<T: Transaction>(
     for item in cur.iter_start() {
         let (k, v) = item.map_err(|e| store.err("cannot walk records", e))?;
         let key = Key::from_slice(k).ok_or_else(|| store.corrupt(k, "bad record key"))?;
-        let rec = store.decode_record(k, v)?;
+        let rec = store.decode_record(txn, &key, v)?;
         if !f(key, rec)? {
             break;
         }
@@ -363,20 +384,27 @@ impl<'s> Write<'s> {
         }
     }
 
-    fn index_put(&mut self, byte: u8, key: &Key) -> Result<()> {
-        self.txn
-            .put(
-                self.store.index,
-                &index_key(byte, key),
-                &[],
-                lmdb::WriteFlags::empty(),
-            )
-            .map_err(|e| self.store.err("cannot write index", e))?;
+    /// Enters `key` in the index `byte`; a leased one holds `lease`.
+    fn index_put(&mut self, byte: u8, key: &Key, lease: Option<Lease>) -> Result<()> {
+        self.index_write(byte, key, lease)?;
         self.delta(byte, 1);
         if byte & LEASED == 0 {
             self.added |= 1u32.checked_shl(byte as u32).unwrap_or(0);
         }
         Ok(())
+    }
+
+    /// Writes the entry of `key` in the index `byte`, counting nothing.
+    fn index_write(&mut self, byte: u8, key: &Key, lease: Option<Lease>) -> Result<()> {
+        let held = lease.filter(|_| byte & LEASED != 0).map(|l| l.encode());
+        self.txn
+            .put(
+                self.store.index,
+                &index_key(byte, key),
+                &held.as_ref().map_or(&[][..], |v| &v[..]),
+                lmdb::WriteFlags::empty(),
+            )
+            .map_err(|e| self.store.err("cannot write index", e))
     }
 
     fn index_del(&mut self, byte: u8, key: &Key) -> Result<()> {
@@ -392,17 +420,6 @@ impl<'s> Write<'s> {
         }
     }
 
-    fn record_put(&mut self, key: &Key, rec: &Record) -> Result<()> {
-        self.txn
-            .put(
-                self.store.records,
-                &key.0,
-                &rec.encode(),
-                lmdb::WriteFlags::empty(),
-            )
-            .map_err(|e| self.store.err("cannot write record", e))
-    }
-
     /// Inserts a record for a URL not yet known. A known URL, in whatever
     /// state, is left as it is.
     pub fn insert(&mut self, rec: &Record) -> Result<Inserted> {
@@ -414,7 +431,7 @@ impl<'s> Write<'s> {
             // the record already there, if any.
             match self.put_new(&key, &enc)? {
                 None => {
-                    self.index_put(record_index_byte(rec), &key)?;
+                    self.index_put(record_index_byte(rec), &key, rec.lease)?;
                     self.reschedule(&key, None, rec)?;
                     return Ok(Inserted::New(key));
                 }
@@ -495,16 +512,32 @@ impl<'s> Write<'s> {
     /// Stores `rec` under `key`, moving it between indexes as its state and
     /// lease say. The record must exist.
     pub fn update(&mut self, key: &Key, rec: &Record) -> Result<()> {
-        let old = self
-            .get(key)?
-            .ok_or_else(|| self.store.corrupt(&key.0, "update of a missing record"))?;
+        let enc = rec.encode();
+        let (old, same) = match self.txn.get(self.store.records, &key.0) {
+            Ok(v) => (self.store.decode_record(&self.txn, key, v)?, v == &enc[..]),
+            Err(lmdb::Error::NotFound) => {
+                return Err(self.store.corrupt(&key.0, "update of a missing record"))
+            }
+            Err(e) => return Err(self.store.err("cannot read record", e)),
+        };
         let (from, to) = (record_index_byte(&old), record_index_byte(rec));
         if from != to {
             self.index_del(from, key)?;
-            self.index_put(to, key)?;
+            self.index_put(to, key, rec.lease)?;
+        } else if to & LEASED != 0 {
+            // The lease may be another, or still in the record (written
+            // before leases moved to the index): the index holds it now.
+            self.index_write(to, key, rec.lease)?;
         }
         self.reschedule(key, Some(&old), rec)?;
-        self.record_put(key, rec)
+        // A record that only lost or changed its lease is not written:
+        // in a large database it is a leaf and a branch page of its own.
+        if same {
+            return Ok(());
+        }
+        self.txn
+            .put(self.store.records, &key.0, &enc, lmdb::WriteFlags::empty())
+            .map_err(|e| self.store.err("cannot write record", e))
     }
 
     /// Takes up to `n` unleased records in `state`, in key order, and leases
@@ -545,11 +578,7 @@ impl<'s> Write<'s> {
             let mut rec = self
                 .get(&key)?
                 .ok_or_else(|| self.store.corrupt(&key.0, "index names a missing record"))?;
-            rec.lease = Some(lease);
-            self.index_del(index_byte(state, false), &key)?;
-            self.index_put(index_byte(state, true), &key)?;
-            self.reschedule(&key, Some(&rec), &rec)?;
-            self.record_put(&key, &rec)?;
+            self.take(&key, &mut rec, lease)?;
             out.push((key, rec));
         }
         Ok(out)
@@ -564,12 +593,18 @@ impl<'s> Write<'s> {
         if rec.state != state || rec.lease.is_some() {
             return Ok(None);
         }
-        rec.lease = Some(lease);
-        self.index_del(index_byte(state, false), key)?;
-        self.index_put(index_byte(state, true), key)?;
-        self.reschedule(key, Some(&rec), &rec)?;
-        self.record_put(key, &rec)?;
+        self.take(key, &mut rec, lease)?;
         Ok(Some(rec))
+    }
+
+    /// Leases the unleased record `rec` under `key`: it moves to its
+    /// state's leased index, which holds the lease; the record itself is
+    /// not written (see [`Lease`]).
+    fn take(&mut self, key: &Key, rec: &mut Record, lease: Lease) -> Result<()> {
+        rec.lease = Some(lease);
+        self.index_del(index_byte(rec.state, false), key)?;
+        self.index_put(index_byte(rec.state, true), key, Some(lease))?;
+        self.reschedule(key, Some(rec), rec)
     }
 
     /// Ends `lease` on the record under `key`, storing `rec` (its new state
@@ -663,5 +698,145 @@ impl<'s> Write<'s> {
             Ok(()) | Err(lmdb::Error::NotFound) => Ok(()),
             Err(e) => Err(self.store.err("cannot write table", e)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Options;
+
+    fn dirty(url: &str) -> Record {
+        let mut r = Record::new(url, 1000);
+        r.state = State::Dirty;
+        r
+    }
+
+    #[test]
+    fn a_lease_lives_in_the_index_and_the_record_is_untouched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let st = Store::open(tmp.path(), Options::default()).unwrap();
+        let mut w = st.write().unwrap();
+        let Inserted::New(key) = w.insert(&dirty("http://a.test/")).unwrap() else {
+            panic!("not new");
+        };
+        w.commit().unwrap();
+        let stored = |st: &Store| {
+            let r = st.read().unwrap();
+            r.txn.get(st.records, &key.0).unwrap().to_vec()
+        };
+        let before = stored(&st);
+        let lease = Lease { pid: 7, time: 99 };
+        let mut w = st.write().unwrap();
+        assert_eq!(w.lease(State::Dirty, 10, lease).unwrap().len(), 1);
+        w.commit().unwrap();
+        assert_eq!(stored(&st), before, "the record was written");
+        let r = st.read().unwrap();
+        assert_eq!(r.get(&key).unwrap().unwrap().lease, Some(lease));
+        assert_eq!(
+            (
+                r.count(State::Dirty, true).unwrap(),
+                r.count(State::Dirty, false).unwrap()
+            ),
+            (1, 0)
+        );
+        assert!(r.check().unwrap().is_empty());
+        drop(r);
+        // Another owner's finish changes nothing; the owner's ends it.
+        let mut w = st.write().unwrap();
+        let mut done = dirty("http://a.test/");
+        done.state = State::Fresh;
+        assert!(!w.finish(&key, &done, Lease { pid: 8, time: 99 }).unwrap());
+        assert!(w.finish(&key, &done, lease).unwrap());
+        w.commit().unwrap();
+        let r = st.read().unwrap();
+        let got = r.get(&key).unwrap().unwrap();
+        assert_eq!((got.state, got.lease), (State::Fresh, None));
+        assert!(r.check().unwrap().is_empty());
+        assert!(st.check_all().unwrap().problems.is_empty());
+    }
+
+    #[test]
+    fn a_lease_written_into_the_record_is_still_seen_and_reclaimed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let st = Store::open(tmp.path(), Options::default()).unwrap();
+        let mut w = st.write().unwrap();
+        let Inserted::New(key) = w.insert(&dirty("http://a.test/")).unwrap() else {
+            panic!("not new");
+        };
+        // As a daemon before leases moved to the index left it.
+        let lease = Lease { pid: 7, time: 99 };
+        let mut old = dirty("http://a.test/");
+        old.lease = Some(lease);
+        let flags = lmdb::WriteFlags::empty();
+        w.txn
+            .put(st.records, &key.0, &old.encode_with_lease(), flags)
+            .unwrap();
+        w.txn
+            .del(
+                st.index,
+                &index_key(index_byte(State::Dirty, false), &key),
+                None,
+            )
+            .unwrap();
+        w.txn
+            .put(
+                st.index,
+                &index_key(index_byte(State::Dirty, true), &key),
+                &[],
+                flags,
+            )
+            .unwrap();
+        w.delta(index_byte(State::Dirty, false), -1);
+        w.delta(index_byte(State::Dirty, true), 1);
+        w.commit().unwrap();
+        let r = st.read().unwrap();
+        assert_eq!(r.get(&key).unwrap().unwrap().lease, Some(lease));
+        assert!(r.check().unwrap().is_empty(), "{:?}", r.check());
+        assert!(st.check_all().unwrap().problems.is_empty());
+        drop(r);
+        let mut w = st.write().unwrap();
+        assert_eq!(w.reclaim(|l| l != lease).unwrap(), 1);
+        w.commit().unwrap();
+        let r = st.read().unwrap();
+        let got = r.get(&key).unwrap().unwrap();
+        assert_eq!((got.state, got.lease), (State::Dirty, None));
+        assert_eq!(r.count(State::Dirty, false).unwrap(), 1);
+        assert!(r.check().unwrap().is_empty());
+        // The record no longer holds the lease either.
+        let raw = r.txn.get(st.records, &key.0).unwrap();
+        assert_eq!(Record::decode(raw).unwrap().lease, None);
+    }
+
+    #[test]
+    fn a_bad_lease_in_the_index_names_the_record() {
+        let tmp = tempfile::tempdir().unwrap();
+        let st = Store::open(tmp.path(), Options::default()).unwrap();
+        let mut w = st.write().unwrap();
+        let Inserted::New(key) = w.insert(&dirty("http://a.test/")).unwrap() else {
+            panic!("not new");
+        };
+        w.lease(State::Dirty, 1, Lease { pid: 7, time: 99 })
+            .unwrap();
+        let byte = index_byte(State::Dirty, true);
+        w.txn
+            .put(
+                st.index,
+                &index_key(byte, &key),
+                &[1, 2, 3],
+                lmdb::WriteFlags::empty(),
+            )
+            .unwrap();
+        w.commit().unwrap();
+        let err = st.read().unwrap().get(&key).unwrap_err().to_string();
+        assert!(
+            err.contains("bad lease") && err.contains(&key.hex()),
+            "{err}"
+        );
+        let problems = st.check_all().unwrap().problems;
+        assert!(
+            problems.iter().any(|p| p.contains("bad lease")),
+            "{problems:?}"
+        );
     }
 }
