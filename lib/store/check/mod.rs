@@ -294,8 +294,15 @@ fn check_file(file: &File, size: u64) -> std::io::Result<Found> {
         .last_pg
         .checked_add(1)
         .and_then(|n| n.checked_mul(meta.psize));
+    let pages = Pages {
+        file,
+        psize: meta.psize as usize,
+        npages: meta.last_pg.saturating_add(1),
+    };
     match needed {
         Some(n) if n <= size => {}
+        // Its last pages are free ones LMDB never wrote.
+        Some(_) if pages.tail_is_free(&meta.free, size / meta.psize)? => {}
         Some(n) => {
             return damaged(format!(
                 "data.mdb is {size} bytes but its meta page says the data ends at {n}: the file is truncated ({RESTORE})"
@@ -308,11 +315,6 @@ fn check_file(file: &File, size: u64) -> std::io::Result<Found> {
             ))
         }
     }
-    let pages = Pages {
-        file,
-        psize: meta.psize as usize,
-        npages: meta.last_pg + 1,
-    };
     let mut problems = Vec::new();
     let mut named = Vec::new();
     pages.walk(

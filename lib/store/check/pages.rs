@@ -311,6 +311,73 @@ impl<'f> Pages<'f> {
     }
 }
 
+impl Pages<'_> {
+    /// True when every page from `first` to the last the meta names is in
+    /// the free-page tree `free`. LMDB does not write a page it allocated
+    /// and freed in the same transaction (a loose page), yet counts it in
+    /// the meta's last page: a sound file may end before that page when
+    /// its last pages are such, free ones. Any page of the free tree or of
+    /// its lists that cannot be read means no.
+    pub(super) fn tail_is_free(&self, free: &TreeInfo, first: u64) -> std::io::Result<bool> {
+        let Some(missing) = self.npages.checked_sub(first).filter(|n| *n > 0) else {
+            return Ok(true);
+        };
+        let Ok(Some(root)) = self.root_in_range(free) else {
+            return Ok(false);
+        };
+        let mut left = missing;
+        let mut covered = vec![0u64; (missing as usize).div_ceil(64)];
+        let mut seen = vec![0u64; (self.npages as usize).div_ceil(64)];
+        let mut stack = vec![root];
+        while let Some(pgno) = stack.pop() {
+            if pgno >= first || !mark(&mut seen, pgno) {
+                return Ok(false);
+            }
+            let Some(page) = self.read(pgno)? else {
+                return Ok(false);
+            };
+            let Ok((leaf, nodes)) = self.nodes(pgno, &page) else {
+                return Ok(false);
+            };
+            if !leaf {
+                stack.extend(nodes.iter().map(|n| n.size_or_child));
+                continue;
+            }
+            for n in &nodes {
+                // A list of page numbers: its length, then the numbers,
+                // each a size_t, in place or on overflow pages.
+                let list = if n.flags & F_BIGDATA != 0 {
+                    let at = word_at(n.data, 0);
+                    let end = at
+                        .checked_mul(self.psize as u64)
+                        .and_then(|o| o.checked_add(PAGEHDRSZ as u64 + n.size_or_child));
+                    match end {
+                        Some(e) if e <= first.saturating_mul(self.psize as u64) => {}
+                        _ => return Ok(false),
+                    }
+                    let Ok(len) = usize::try_from(n.size_or_child) else {
+                        return Ok(false);
+                    };
+                    let mut buf = vec![0; len];
+                    let off = at * self.psize as u64 + PAGEHDRSZ as u64;
+                    if read_full(self.file, &mut buf, off)? != len {
+                        return Ok(false);
+                    }
+                    buf
+                } else {
+                    n.data.to_vec()
+                };
+                for p in list.chunks_exact(W).skip(1).map(|c| word_at(c, 0)) {
+                    if p >= first && p < self.npages && mark(&mut covered, p - first) {
+                        left -= 1;
+                    }
+                }
+            }
+        }
+        Ok(left == 0)
+    }
+}
+
 /// Marks page `p` as seen; false if it already was.
 pub(super) fn mark(seen: &mut [u64], p: u64) -> bool {
     let (i, bit) = ((p / 64) as usize, 1u64 << (p % 64));
