@@ -189,6 +189,25 @@ fn a_file_ending_before_its_last_free_pages_is_sound() {
     assert_all_refuse(&c, "the file is truncated");
 }
 
+/// A meta page naming a last page far past the file (2^40: a free-page
+/// bitmap of it would take 128 GB) is refused as truncated, not sized by.
+#[test]
+fn an_absurd_last_page_is_refused_without_sizing_by_it() {
+    use std::os::unix::fs::FileExt;
+    let c = seeded(50);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(data(&c))
+        .unwrap();
+    for pg in 0..2u64 {
+        // The last page's field of each meta (see last_page_end).
+        f.write_all_at(&(1u64 << 40).to_ne_bytes(), pg * PAGE + 16 + 120)
+            .unwrap();
+    }
+    assert_eq!(last_page_end(&data(&c)), ((1u64 << 40) + 1) * PAGE);
+    assert_all_refuse(&c, "the file is truncated");
+}
+
 /// Where the newer meta page of data.mdb says the data ends (64-bit
 /// LMDB: the last page number and transaction id close each meta).
 fn last_page_end(p: &Path) -> u64 {

@@ -322,6 +322,11 @@ impl Pages<'_> {
         let Some(missing) = self.npages.checked_sub(first).filter(|n| *n > 0) else {
             return Ok(true);
         };
+        // Each missing page is listed in the file, a word each: a damaged
+        // meta naming more is refused before anything is sized by it.
+        if missing > first.saturating_mul(self.psize as u64) / W as u64 {
+            return Ok(false);
+        }
         let Ok(Some(root)) = self.root_in_range(free) else {
             return Ok(false);
         };
