@@ -38,6 +38,15 @@ fn fingerprint(p: &Path) -> Option<(u64, blake3::Hash)> {
         .map(|b| (b.len() as u64, blake3::hash(&b)))
 }
 
+/// Cuts data.mdb to `len` bytes.
+fn cut(c: &Crawl, len: u64) {
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(data(c))
+        .unwrap();
+    f.set_len(len).unwrap();
+}
+
 fn overwrite_page(p: &Path, pgno: u64) {
     use std::os::unix::fs::FileExt;
     let f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
@@ -129,11 +138,7 @@ fn a_truncated_data_file_is_refused() {
     let c = seeded(300);
     let len = std::fs::metadata(data(&c)).unwrap().len();
     assert!(len > 4 * PAGE, "the fixture is too small to cut: {len}");
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .open(data(&c))
-        .unwrap();
-    f.set_len(3 * PAGE).unwrap();
+    cut(&c, 3 * PAGE);
     assert_all_refuse(&c, "the file is truncated");
 }
 
@@ -181,11 +186,7 @@ fn a_file_ending_before_its_last_free_pages_is_sound() {
         );
     }
     // A file cut below pages in use is still refused.
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .open(data(&c))
-        .unwrap();
-    f.set_len(8 * PAGE).unwrap();
+    cut(&c, 8 * PAGE);
     assert_all_refuse(&c, "the file is truncated");
 }
 

@@ -305,20 +305,15 @@ fn a_lease_writes_neither_the_records_nor_their_schedule() {
             assert!(w.lease_key(k, State::Dirty, lease).unwrap().is_some());
         }
     });
-    let sched = st
-        .shape()
-        .unwrap()
-        .trees
-        .into_iter()
-        .find(|t| t.name == "sched")
-        .unwrap();
-    let records = st
-        .shape()
-        .unwrap()
-        .trees
-        .into_iter()
-        .find(|t| t.name == "records")
-        .unwrap();
+    let tree = |name: &str| {
+        st.shape()
+            .unwrap()
+            .trees
+            .into_iter()
+            .find(|t| t.name == name)
+            .unwrap()
+    };
+    let (sched, records) = (tree("sched"), tree("records"));
     eprintln!("{m} records of {n}: rewritten {alone} pages, leased {leased}; sched {sched:?}, records {records:?}");
     // The schedule or the records alone would add a leaf for nearly every
     // record.

@@ -712,8 +712,8 @@ mod tests {
         r
     }
 
-    #[test]
-    fn a_lease_lives_in_the_index_and_the_record_is_untouched() {
+    /// A store in a temporary directory, holding one DIRTY record.
+    fn one_dirty() -> (tempfile::TempDir, Store, Key) {
         let tmp = tempfile::tempdir().unwrap();
         let st = Store::open(tmp.path(), Options::default()).unwrap();
         let mut w = st.write().unwrap();
@@ -721,6 +721,12 @@ mod tests {
             panic!("not new");
         };
         w.commit().unwrap();
+        (tmp, st, key)
+    }
+
+    #[test]
+    fn a_lease_lives_in_the_index_and_the_record_is_untouched() {
+        let (_tmp, st, key) = one_dirty();
         let stored = |st: &Store| {
             let r = st.read().unwrap();
             r.txn.get(st.records, &key.0).unwrap().to_vec()
@@ -758,12 +764,8 @@ mod tests {
 
     #[test]
     fn a_lease_written_into_the_record_is_still_seen_and_reclaimed() {
-        let tmp = tempfile::tempdir().unwrap();
-        let st = Store::open(tmp.path(), Options::default()).unwrap();
+        let (_tmp, st, key) = one_dirty();
         let mut w = st.write().unwrap();
-        let Inserted::New(key) = w.insert(&dirty("http://a.test/")).unwrap() else {
-            panic!("not new");
-        };
         // As a daemon before leases moved to the index left it.
         let lease = Lease { pid: 7, time: 99 };
         let mut old = dirty("http://a.test/");
@@ -810,12 +812,8 @@ mod tests {
 
     #[test]
     fn a_bad_lease_in_the_index_names_the_record() {
-        let tmp = tempfile::tempdir().unwrap();
-        let st = Store::open(tmp.path(), Options::default()).unwrap();
+        let (_tmp, st, key) = one_dirty();
         let mut w = st.write().unwrap();
-        let Inserted::New(key) = w.insert(&dirty("http://a.test/")).unwrap() else {
-            panic!("not new");
-        };
         w.lease(State::Dirty, 1, Lease { pid: 7, time: 99 })
             .unwrap();
         let byte = index_byte(State::Dirty, true);
