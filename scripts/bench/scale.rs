@@ -220,6 +220,16 @@ struct Crawl {
     perf: Option<PathBuf>,
 }
 
+/// The directory an analysis switch names, made if missing: perf and
+/// strace given a path in a missing one exit without a word.
+fn analysis_dir(var: &str) -> Option<PathBuf> {
+    let d = PathBuf::from(std::env::var_os(var)?);
+    if let Err(e) = std::fs::create_dir_all(&d) {
+        panic!("{var}={}: cannot make the directory: {e}", d.display());
+    }
+    Some(d)
+}
+
 impl Crawl {
     fn cmd(&self, bin: &str) -> Command {
         let exe = match bin {
@@ -419,10 +429,8 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
     let c = Crawl {
         dir: tmp.path().to_path_buf(),
         files: files.path().to_path_buf(),
-        strace: std::env::var_os("SCALE_STRACE")
-            .map(|d| PathBuf::from(d).join(format!("fetch-{n}.txt"))),
-        perf: std::env::var_os("SCALE_PERF")
-            .map(|d| PathBuf::from(d).join(format!("fetch-{n}.data"))),
+        strace: analysis_dir("SCALE_STRACE").map(|d| d.join(format!("fetch-{n}.txt"))),
+        perf: analysis_dir("SCALE_PERF").map(|d| d.join(format!("fetch-{n}.data"))),
     };
     let db = c.dir.join("db");
     let t0 = now();
