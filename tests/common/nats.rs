@@ -142,14 +142,6 @@ impl Nats {
         s.child = Some(c.spawn().expect("start nats-server"));
     }
 
-    /// Waits until server `i` says it is healthy; fails the test with the
-    /// server's log if it exits or is not ready in time.
-    pub fn wait_ready(&mut self, i: usize) {
-        if self.ready_or_exited(i).is_err() {
-            panic!("nats-server {i} exited while starting:\n{}", self.log(i));
-        }
-    }
-
     /// The client URLs, comma-separated, for --cluster.
     pub fn urls(&self) -> String {
         self.servers
