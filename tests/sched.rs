@@ -46,7 +46,7 @@ fn input(st: &Store) -> Vec<Key> {
     let mut v = Vec::new();
     st.read()
         .unwrap()
-        .walk_input(State::Dirty, None, |k| {
+        .walk_input(State::Dirty, None, |k, _| {
             v.push(k);
             Ok(true)
         })
@@ -235,7 +235,7 @@ fn dirty_records_are_handed_out_earliest_due_first() {
     let mut order = Vec::new();
     st.read()
         .unwrap()
-        .walk_input(State::Dirty, None, |k| {
+        .walk_input(State::Dirty, None, |k, _| {
             order.push(k);
             Ok(true)
         })
@@ -247,7 +247,7 @@ fn dirty_records_are_handed_out_earliest_due_first() {
     let mut rest = Vec::new();
     st.read()
         .unwrap()
-        .walk_input(State::Dirty, Some(&order[2]), |k| {
+        .walk_input(State::Dirty, Some(&order[2]), |k, _| {
             rest.push(k);
             Ok(true)
         })

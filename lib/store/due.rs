@@ -15,6 +15,8 @@
 //! database from before the index is indexed the same way when first
 //! opened for writing. Like `db` and `txn`, this calls LMDB directly.
 
+use std::net::IpAddr;
+
 use lmdb::{Cursor, Transaction};
 
 use super::db::*;
@@ -112,14 +114,18 @@ fn walk<T: Transaction>(
     Ok(())
 }
 
-/// True when the DIRTY record under `key` is unleased: in the state index
-/// under unleased DIRTY (a read of that index's small DIRTY part, no
-/// record decoded).
-fn unleased_dirty<T: Transaction>(store: &Store, txn: &T, key: &Key) -> Result<bool> {
+/// The value of the entry of the DIRTY record under `key` in the unleased
+/// DIRTY index, which holds its address; None when the record is leased
+/// (a read of that index's small DIRTY part, no record decoded).
+fn unleased_dirty<'t, T: Transaction>(
+    store: &Store,
+    txn: &'t T,
+    key: &Key,
+) -> Result<Option<&'t [u8]>> {
     let byte = super::txn::index_byte(State::Dirty, false);
     match txn.get(store.index, &super::txn::index_key(byte, key)) {
-        Ok(_) => Ok(true),
-        Err(lmdb::Error::NotFound) => Ok(false),
+        Ok(v) => Ok(Some(v)),
+        Err(lmdb::Error::NotFound) => Ok(None),
         Err(e) => Err(store.err("cannot read index", e)),
     }
 }
@@ -197,15 +203,20 @@ macro_rules! due_views {
 
         /// Walks the keys of unleased records in a daemon's input `state`
         /// from `from` on: DIRTY ones by the time they fell due, earliest
-        /// first; the others in key order.
+        /// first; the others in key order. With each key goes the address
+        /// its index entry holds (READY and DIRTY), if any: a walk that
+        /// sorts records by address need not read the records.
         pub fn walk_input(
             &self,
             state: State,
             from: Option<&Key>,
-            mut f: impl FnMut(Key) -> Result<bool>,
+            mut f: impl FnMut(Key, Option<IpAddr>) -> Result<bool>,
         ) -> Result<()> {
             if state != State::Dirty || self.store.due.is_none() {
-                return self.walk_keys(state, false, from, f);
+                let byte = super::txn::index_byte(state, false);
+                return super::txn::walk_index_values(self.store, &self.txn, byte, from, |k, v| {
+                    f(k, super::txn::index_addr(v))
+                });
             }
             let start = match from {
                 Some(k) => match self.sched_entry(k)? {
@@ -219,10 +230,9 @@ macro_rules! due_views {
             // `placement`): only those still in the unleased index are
             // handed out.
             walk(self.store, &self.txn, state, u64::MAX, start, |k, _| {
-                if unleased_dirty(self.store, &self.txn, &k)? {
-                    f(k)
-                } else {
-                    Ok(true)
+                match unleased_dirty(self.store, &self.txn, &k)? {
+                    Some(v) => f(k, super::txn::index_addr(v)),
+                    None => Ok(true),
                 }
             })
         }

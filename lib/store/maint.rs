@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::store::check;
 use crate::store::db::{db_error, hex, Store, Table, KEY_LEN};
 use crate::store::record::{Record, State};
-use crate::store::txn::{index_key, record_index_byte, stored_lease};
+use crate::store::txn::{index_key, index_value_problem, record_index_byte, stored_lease};
 
 /// What [`Store::check_all`] found.
 #[derive(Debug, Default)]
@@ -127,7 +127,7 @@ impl Store {
             }
             let b = record_index_byte(&rec);
             match txn.get(self.index, &index_key(b, &crate::store::Key(key))) {
-                Ok(_) => {}
+                Ok(v) => rep.problems.extend(index_value_problem(b, &rec, v)),
                 Err(lmdb::Error::NotFound) => rep.problems.push(format!(
                     "{}: record of {} is missing from the {} index",
                     hex(k),

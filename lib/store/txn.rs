@@ -2,6 +2,8 @@
 //! write transaction ([`Write`]), with the lookups, walks and counters they
 //! share. Like `db`, it calls LMDB directly.
 
+use std::net::IpAddr;
+
 use lmdb::{Cursor, Transaction};
 
 use super::db::*;
@@ -22,6 +24,57 @@ pub(super) fn index_key(byte: u8, key: &Key) -> [u8; 1 + KEY_LEN] {
 
 pub(super) fn record_index_byte(r: &Record) -> u8 {
     index_byte(r.state, r.lease.is_some())
+}
+
+/// Whether the unleased entries under index `byte` hold their record's
+/// address: those of the fetcher's inputs, whose walk sorts records by
+/// address and passes most over, so it reads no record it does not take.
+fn holds_addr(byte: u8) -> bool {
+    byte == State::Ready as u8 || byte == State::Dirty as u8
+}
+
+/// The value of the entry of `r` under index `byte`: its lease when
+/// leased; its address (4 or 16 bytes) where [`holds_addr`]; else empty,
+/// as is the entry of a record without a usable address.
+fn index_value(byte: u8, r: &Record) -> Vec<u8> {
+    if byte & LEASED != 0 {
+        return r.lease.map_or_else(Vec::new, |l| l.encode().to_vec());
+    }
+    if !holds_addr(byte) {
+        return Vec::new();
+    }
+    match r.addr.parse::<IpAddr>() {
+        Ok(IpAddr::V4(a)) => a.octets().to_vec(),
+        Ok(IpAddr::V6(a)) => a.octets().to_vec(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The address an unleased entry's value holds; None when it holds none
+/// (no usable address, or written before entries held them): the record
+/// then says.
+pub(super) fn index_addr(v: &[u8]) -> Option<IpAddr> {
+    if let Ok(a) = <[u8; 4]>::try_from(v) {
+        return Some(IpAddr::from(a));
+    }
+    <[u8; 16]>::try_from(v).ok().map(IpAddr::from)
+}
+
+/// What is wrong with the value `v` of the unleased entry of `r` under
+/// index `byte`, if anything: an address that is not the record's would
+/// queue its fetch under another address's politeness.
+pub(super) fn index_value_problem(byte: u8, r: &Record, v: &[u8]) -> Option<String> {
+    if byte & LEASED != 0 || v.is_empty() {
+        return None;
+    }
+    let held = index_addr(v).filter(|_| holds_addr(byte));
+    if held.is_some() && held == r.addr.parse::<IpAddr>().ok() {
+        return None;
+    }
+    Some(match held {
+        Some(a) => format!("{}: its index entry holds address {a}, not its own", r.url),
+        None => format!("{}: its index entry holds {} bytes, not an address", r.url, v.len()),
+    })
 }
 
 /// The lease on the record `r` under `key`: the value of its entry in the
@@ -111,6 +164,17 @@ pub(super) fn walk_index<T: Transaction>(
     from: Option<&Key>,
     mut f: impl FnMut(Key) -> Result<bool>,
 ) -> Result<()> {
+    walk_index_values(store, txn, byte, from, |k, _| f(k))
+}
+
+/// [`walk_index`] with each entry's value.
+pub(super) fn walk_index_values<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    byte: u8,
+    from: Option<&Key>,
+    mut f: impl FnMut(Key, &[u8]) -> Result<bool>,
+) -> Result<()> {
     let start = match from {
         Some(k) => index_key(byte, k).to_vec(),
         None => vec![byte],
@@ -119,12 +183,12 @@ pub(super) fn walk_index<T: Transaction>(
         .open_ro_cursor(store.index)
         .map_err(|e| store.err("cannot open cursor", e))?;
     for item in cur.iter_from(&start) {
-        let (k, _) = item.map_err(|e| store.err("cannot walk index", e))?;
+        let (k, v) = item.map_err(|e| store.err("cannot walk index", e))?;
         if k.first() != Some(&byte) {
             break;
         }
         let key = Key::from_slice(&k[1..]).ok_or_else(|| store.corrupt(k, "bad index key"))?;
-        if !f(key)? {
+        if !f(key, v)? {
             break;
         }
     }
@@ -296,7 +360,7 @@ macro_rules! view_methods {
                 let b = record_index_byte(&r);
                 by_byte[b as usize] += 1;
                 match self.txn.get(self.store.index, &index_key(b, &k)) {
-                    Ok(_) => {}
+                    Ok(v) => problems.extend(index_value_problem(b, &r, v)),
                     Err(lmdb::Error::NotFound) => {
                         problems.push(format!("{}: not in the {} index", r.url, r.state))
                     }
@@ -384,9 +448,10 @@ impl<'s> Write<'s> {
         }
     }
 
-    /// Enters `key` in the index `byte`; a leased one holds `lease`.
-    fn index_put(&mut self, byte: u8, key: &Key, lease: Option<Lease>) -> Result<()> {
-        self.index_write(byte, key, lease)?;
+    /// Enters `key`, the key of `rec`, in the index `byte` (see
+    /// [`index_value`] for what the entry holds).
+    fn index_put(&mut self, byte: u8, key: &Key, rec: &Record) -> Result<()> {
+        self.index_write(byte, key, rec)?;
         self.delta(byte, 1);
         if byte & LEASED == 0 {
             self.added |= 1u32.checked_shl(byte as u32).unwrap_or(0);
@@ -395,13 +460,12 @@ impl<'s> Write<'s> {
     }
 
     /// Writes the entry of `key` in the index `byte`, counting nothing.
-    fn index_write(&mut self, byte: u8, key: &Key, lease: Option<Lease>) -> Result<()> {
-        let held = lease.filter(|_| byte & LEASED != 0).map(|l| l.encode());
+    fn index_write(&mut self, byte: u8, key: &Key, rec: &Record) -> Result<()> {
         self.txn
             .put(
                 self.store.index,
                 &index_key(byte, key),
-                &held.as_ref().map_or(&[][..], |v| &v[..]),
+                &index_value(byte, rec),
                 lmdb::WriteFlags::empty(),
             )
             .map_err(|e| self.store.err("cannot write index", e))
@@ -431,7 +495,7 @@ impl<'s> Write<'s> {
             // the record already there, if any.
             match self.put_new(&key, &enc)? {
                 None => {
-                    self.index_put(record_index_byte(rec), &key, rec.lease)?;
+                    self.index_put(record_index_byte(rec), &key, rec)?;
                     self.reschedule(&key, None, rec)?;
                     return Ok(Inserted::New(key));
                 }
@@ -523,11 +587,13 @@ impl<'s> Write<'s> {
         let (from, to) = (record_index_byte(&old), record_index_byte(rec));
         if from != to {
             self.index_del(from, key)?;
-            self.index_put(to, key, rec.lease)?;
+            self.index_put(to, key, rec)?;
         } else if to & LEASED != 0 {
             // The lease may be another, or still in the record (written
             // before leases moved to the index): the index holds it now.
-            self.index_write(to, key, rec.lease)?;
+            self.index_write(to, key, rec)?;
+        } else if holds_addr(to) && old.addr != rec.addr {
+            self.index_write(to, key, rec)?;
         }
         self.reschedule(key, Some(&old), rec)?;
         // A record that only lost or changed its lease is not written:
@@ -587,10 +653,23 @@ impl<'s> Write<'s> {
     /// Leases the record under `key` if it is in `state` and unleased;
     /// returns it, or None when it has moved on or is taken.
     pub fn lease_key(&mut self, key: &Key, state: State, lease: Lease) -> Result<Option<Record>> {
+        self.lease_key_if(key, state, lease, |_| true)
+    }
+
+    /// [`Write::lease_key`] of a record that `want` accepts as it is now:
+    /// a caller that chose it from an earlier snapshot checks that what
+    /// it chose it by still holds.
+    pub fn lease_key_if(
+        &mut self,
+        key: &Key,
+        state: State,
+        lease: Lease,
+        want: impl FnOnce(&Record) -> bool,
+    ) -> Result<Option<Record>> {
         let Some(mut rec) = self.get(key)? else {
             return Ok(None);
         };
-        if rec.state != state || rec.lease.is_some() {
+        if rec.state != state || rec.lease.is_some() || !want(&rec) {
             return Ok(None);
         }
         self.take(key, &mut rec, lease)?;
@@ -603,7 +682,7 @@ impl<'s> Write<'s> {
     fn take(&mut self, key: &Key, rec: &mut Record, lease: Lease) -> Result<()> {
         rec.lease = Some(lease);
         self.index_del(index_byte(rec.state, false), key)?;
-        self.index_put(index_byte(rec.state, true), key, Some(lease))?;
+        self.index_put(index_byte(rec.state, true), key, rec)?;
         self.reschedule(key, Some(rec), rec)
     }
 
@@ -836,5 +915,112 @@ mod tests {
             problems.iter().any(|p| p.contains("bad lease")),
             "{problems:?}"
         );
+    }
+
+    /// The addresses `walk_input` hands out with the keys of `state`.
+    fn held(st: &Store, state: State) -> Vec<(Key, Option<IpAddr>)> {
+        let mut out = Vec::new();
+        st.read()
+            .unwrap()
+            .walk_input(state, None, |k, a| {
+                out.push((k, a));
+                Ok(true)
+            })
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn an_unleased_fetch_entry_holds_its_records_address() {
+        let tmp = tempfile::tempdir().unwrap();
+        let st = Store::open(tmp.path(), Options::default()).unwrap();
+        let mut w = st.write().unwrap();
+        let mut recs = Vec::new();
+        for (url, state, addr) in [
+            ("http://a.test/", State::Dirty, "192.0.2.7"),
+            ("http://b.test/", State::Ready, "2001:db8::1"),
+            ("http://c.test/", State::Ready, ""),
+            ("http://d.test/", State::Scanned, "192.0.2.9"),
+        ] {
+            let mut r = dirty(url);
+            (r.state, r.addr) = (state, addr.into());
+            let Inserted::New(k) = w.insert(&r).unwrap() else {
+                panic!("not new");
+            };
+            recs.push((k, r));
+        }
+        w.commit().unwrap();
+        let ip = |s: &str| s.parse::<IpAddr>().ok();
+        assert_eq!(held(&st, State::Dirty), [(recs[0].0, ip("192.0.2.7"))]);
+        let mut ready = held(&st, State::Ready);
+        ready.sort();
+        let mut want = vec![(recs[1].0, ip("2001:db8::1")), (recs[2].0, None)];
+        want.sort();
+        assert_eq!(ready, want);
+        // Only the fetcher's inputs hold one.
+        let r = st.read().unwrap();
+        let scanned = index_key(index_byte(State::Scanned, false), &recs[3].0);
+        assert_eq!(r.txn.get(st.index, &scanned).unwrap(), &[] as &[u8]);
+        drop(r);
+
+        // A new address is held at once; a lease and its end keep it.
+        let mut w = st.write().unwrap();
+        let (k, mut r) = recs[0].clone();
+        r.addr = "192.0.2.8".into();
+        w.update(&k, &r).unwrap();
+        w.commit().unwrap();
+        assert_eq!(held(&st, State::Dirty), [(k, ip("192.0.2.8"))]);
+        let lease = Lease { pid: 7, time: 99 };
+        let mut w = st.write().unwrap();
+        assert!(w.lease_key(&k, State::Dirty, lease).unwrap().is_some());
+        w.commit().unwrap();
+        assert!(held(&st, State::Dirty).is_empty());
+        let mut w = st.write().unwrap();
+        assert_eq!(w.reclaim(|l| l != lease).unwrap(), 1);
+        w.commit().unwrap();
+        assert_eq!(held(&st, State::Dirty), [(k, ip("192.0.2.8"))]);
+        assert!(st.read().unwrap().check().unwrap().is_empty());
+        assert!(st.check_all().unwrap().problems.is_empty());
+
+        // Taken only while the caller's reason to take it holds.
+        let mut w = st.write().unwrap();
+        let other = |r: &Record| r.addr == "192.0.2.7";
+        assert!(w.lease_key_if(&k, State::Dirty, lease, other).unwrap().is_none());
+        w.commit().unwrap();
+        assert_eq!(held(&st, State::Dirty).len(), 1);
+    }
+
+    #[test]
+    fn an_entry_written_without_its_address_is_sound_and_a_wrong_one_is_named() {
+        let (_tmp, st, key) = one_dirty();
+        let byte = index_byte(State::Dirty, false);
+        let mut w = st.write().unwrap();
+        let mut r = w.get(&key).unwrap().unwrap();
+        r.addr = "192.0.2.7".into();
+        w.update(&key, &r).unwrap();
+        // As a version before entries held addresses left it: the walk
+        // hands out no address, and the record is read for it.
+        let flags = lmdb::WriteFlags::empty();
+        w.txn.put(st.index, &index_key(byte, &key), &[], flags).unwrap();
+        w.commit().unwrap();
+        assert_eq!(held(&st, State::Dirty), [(key, None)]);
+        assert!(st.read().unwrap().check().unwrap().is_empty());
+        assert!(st.check_all().unwrap().problems.is_empty());
+
+        let mut w = st.write().unwrap();
+        let wrong = [192, 0, 2, 99];
+        w.txn.put(st.index, &index_key(byte, &key), &wrong, flags).unwrap();
+        w.commit().unwrap();
+        for problems in [
+            st.read().unwrap().check().unwrap(),
+            st.check_all().unwrap().problems,
+        ] {
+            assert!(
+                problems
+                    .iter()
+                    .any(|p| p.contains("http://a.test/") && p.contains("192.0.2.99")),
+                "{problems:?}"
+            );
+        }
     }
 }

@@ -146,7 +146,7 @@ impl Fetcher<'_> {
                 let mut last = None;
                 let mut stopped = false;
                 let from = self.resume[i];
-                rd.walk_input(state, from.as_ref(), |k| {
+                rd.walk_input(state, from.as_ref(), |k, held| {
                     seen += 1;
                     futile += 1;
                     last = Some(k);
@@ -154,14 +154,18 @@ impl Fetcher<'_> {
                         stopped = true;
                         return Ok(false);
                     }
-                    // Only the address is needed here: no full decode.
-                    let addr = rd
-                        .peek(&k, |b| {
-                            Record::decode_addr(b)
-                                .ok()
-                                .and_then(|a| a.parse::<IpAddr>().ok())
-                        })?
-                        .flatten();
+                    // Only the address is needed here, which the index
+                    // entry holds; else the record says (no full decode).
+                    let addr = match held {
+                        Some(a) => Some(a),
+                        None => rd
+                            .peek(&k, |b| {
+                                Record::decode_addr(b)
+                                    .ok()
+                                    .and_then(|a| a.parse::<IpAddr>().ok())
+                            })?
+                            .flatten(),
+                    };
                     let Some(a) = addr else {
                         // A record without a usable address fails on its own.
                         wanted.push((k, state, unspecified));
@@ -596,7 +600,11 @@ fn lease_wanted(
                 continue;
             }
         }
-        if let Some(rec) = w.lease_key(&k, state, lease)? {
+        // Chosen by its address in an earlier snapshot: taken only while
+        // that is still its address, so it is fetched under its own
+        // address's politeness.
+        let same_addr = |r: &Record| addr.is_unspecified() || r.addr.parse() == Ok(addr);
+        if let Some(rec) = w.lease_key_if(&k, state, lease, same_addr)? {
             let low = yield_rule.low_host(&w, rec.host())?;
             out.got.push((addr, Job { key: k, rec, lease }, low));
         }
