@@ -229,12 +229,17 @@ macro_rules! due_views {
             // Leased DIRTY records keep their place in the due index (see
             // `placement`): only those still in the unleased index are
             // handed out.
-            walk(self.store, &self.txn, state, u64::MAX, start, |k, _| {
-                match unleased_dirty(self.store, &self.txn, &k)? {
+            walk(
+                self.store,
+                &self.txn,
+                state,
+                u64::MAX,
+                start,
+                |k, _| match unleased_dirty(self.store, &self.txn, &k)? {
                     Some(v) => f(k, super::txn::index_addr(v)),
                     None => Ok(true),
-                }
-            })
+                },
+            )
         }
     };
 }

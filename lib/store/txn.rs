@@ -73,7 +73,11 @@ pub(super) fn index_value_problem(byte: u8, r: &Record, v: &[u8]) -> Option<Stri
     }
     Some(match held {
         Some(a) => format!("{}: its index entry holds address {a}, not its own", r.url),
-        None => format!("{}: its index entry holds {} bytes, not an address", r.url, v.len()),
+        None => format!(
+            "{}: its index entry holds {} bytes, not an address",
+            r.url,
+            v.len()
+        ),
     })
 }
 
@@ -985,7 +989,10 @@ mod tests {
         // Taken only while the caller's reason to take it holds.
         let mut w = st.write().unwrap();
         let other = |r: &Record| r.addr == "192.0.2.7";
-        assert!(w.lease_key_if(&k, State::Dirty, lease, other).unwrap().is_none());
+        assert!(w
+            .lease_key_if(&k, State::Dirty, lease, other)
+            .unwrap()
+            .is_none());
         w.commit().unwrap();
         assert_eq!(held(&st, State::Dirty).len(), 1);
     }
@@ -1001,7 +1008,9 @@ mod tests {
         // As a version before entries held addresses left it: the walk
         // hands out no address, and the record is read for it.
         let flags = lmdb::WriteFlags::empty();
-        w.txn.put(st.index, &index_key(byte, &key), &[], flags).unwrap();
+        w.txn
+            .put(st.index, &index_key(byte, &key), &[], flags)
+            .unwrap();
         w.commit().unwrap();
         assert_eq!(held(&st, State::Dirty), [(key, None)]);
         assert!(st.read().unwrap().check().unwrap().is_empty());
@@ -1009,7 +1018,9 @@ mod tests {
 
         let mut w = st.write().unwrap();
         let wrong = [192, 0, 2, 99];
-        w.txn.put(st.index, &index_key(byte, &key), &wrong, flags).unwrap();
+        w.txn
+            .put(st.index, &index_key(byte, &key), &wrong, flags)
+            .unwrap();
         w.commit().unwrap();
         for problems in [
             st.read().unwrap().check().unwrap(),
