@@ -31,8 +31,9 @@
 //! For analysis (these runs leave scale.txt alone): SCALE_SIZES=100000,1000000
 //! runs those sizes only; SCALE_COMPACT=1 runs the daemons on the planted
 //! frontier's compacted copy (no free pages); SCALE_STRACE=DIR runs
-//! nlpc-fetch under strace, its writes and syncs logged to DIR/fetch-N.txt
-//! (its times and memory are then strace's); SCALE_PERF=DIR runs it under
+//! nlpc-fetch under strace, its writes and syncs logged with how long each
+//! took to DIR/fetch-N.txt (its times and memory are then strace's);
+//! SCALE_PERF=DIR runs it under
 //! `perf record -g`, to DIR/fetch-N.data; SCALE_EVICT=1 drops the
 //! database file's page cache before nlpc-fetch starts; SCALE_REWARM=1 drops
 //! it and reads the file back a 4 KB page at a time (the cache then holds
@@ -247,10 +248,16 @@ impl Crawl {
             }
             (Some(log), _, "nlpc-fetch") => {
                 let mut c = Command::new("strace");
-                c.args(["-f", "-y", "-e", "trace=pwrite64,pwritev,fdatasync,fsync"])
-                    .arg("-o")
-                    .arg(log)
-                    .arg(exe);
+                c.args([
+                    "-f",
+                    "-y",
+                    "-T",
+                    "-e",
+                    "trace=pwrite64,pwritev,fdatasync,fsync",
+                ])
+                .arg("-o")
+                .arg(log)
+                .arg(exe);
                 c
             }
             _ => Command::new(exe),
