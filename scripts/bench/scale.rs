@@ -7,7 +7,9 @@
 //!   and anonymous memory; then again with nothing due;
 //! - `nlpc-fetch --once` re-fetching 20,000 DIRTY records (SCALE_PAGES) from
 //!   a loopback server (20 hosts on 4 addresses, politeness 0): pages/s,
-//!   CPU time and database bytes written a page, peak memory.
+//!   CPU time and database bytes written a page, peak memory. Every size
+//!   is planted first; then the sizes take their rounds in turn, so that
+//!   the machine's changing pace falls on all of them alike.
 //!
 //! The daemons are the release executables, run as child processes whose
 //! /proc/PID/status is read every millisecond for the peak file-backed
@@ -419,7 +421,22 @@ struct Row {
     fetch_db: u64,
 }
 
-fn run(n: usize, live_n: usize, port: u16) -> Row {
+/// One size's frontier, planted and measured by nlpc-up, waiting for its
+/// rounds of nlpc-fetch.
+struct Planted {
+    /// The directories, removed when it is dropped.
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    c: Crawl,
+    db: PathBuf,
+    live_keys: Vec<Key>,
+    live: Vec<Record>,
+    /// Its row, the fetch's columns still empty.
+    row: Row,
+    /// Each round's pages/s, resources and database bytes written.
+    runs: Vec<(f64, Mem, u64)>,
+}
+
+fn plant(n: usize, live_n: usize, port: u16) -> Planted {
     let shm = Path::new("/dev/shm");
     let tmp = if std::env::var_os("SCALE_DB_SHM").is_some() {
         tempfile::tempdir_in(shm)
@@ -541,40 +558,7 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
         .collect();
     w.commit().expect("commit");
     drop(st);
-    let repeat: usize = std::env::var("SCALE_REPEAT")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(REPEAT)
-        .max(1);
-    let mut runs = Vec::with_capacity(repeat);
-    for round in 0..repeat {
-        if round > 0 {
-            // The live records as planted again (so each round fetches
-            // the same pages the same way, none of them unchanged), and
-            // the stored bodies gone, so what is written is measured again.
-            let st = Store::open(&db, store::Options::default()).expect("open");
-            for (keys, recs) in live_keys.chunks(10_000).zip(live.chunks(10_000)) {
-                let mut w = st.write().expect("write");
-                for (k, r) in keys.iter().zip(recs) {
-                    w.update(k, r).expect("update");
-                }
-                w.commit().expect("commit");
-            }
-            drop(st);
-            for sub in ["cache", "archive", "rep"] {
-                let _ = std::fs::remove_dir_all(c.files.join(sub));
-            }
-        }
-        measure(c.cmd("nlpc-up"));
-        runs.push(fetch_round(&c, &db, n, live_n));
-    }
-    // The median round by pages/s stands for the size; the others are
-    // printed beside it.
-    let mut order: Vec<usize> = (0..runs.len()).collect();
-    order.sort_by(|a, b| runs[*a].0.total_cmp(&runs[*b].0));
-    let all: Vec<f64> = order.iter().map(|i| runs[*i].0).collect();
-    let (fetch_pages_s, fetch_rss, fetch_db) = runs.swap_remove(order[order.len() / 2]);
-    Row {
+    let row = Row {
         n,
         plant_s,
         bytes_per_record,
@@ -585,11 +569,56 @@ fn run(n: usize, live_n: usize, port: u16) -> Row {
         up_rss,
         up_idle,
         pages: live_n,
-        fetch_pages_s,
-        fetch_all: all,
-        fetch_rss,
-        fetch_db,
+        fetch_pages_s: 0.0,
+        fetch_all: Vec::new(),
+        fetch_rss: Mem::default(),
+        fetch_db: 0,
+    };
+    Planted {
+        _dirs: (tmp, files),
+        db,
+        c,
+        live_keys,
+        live,
+        row,
+        runs: Vec::new(),
     }
+}
+
+/// A round of nlpc-fetch on `p`: after the first, the live records are
+/// planted again (so each round fetches the same pages the same way, none
+/// of them unchanged) and the stored bodies removed, so what is written
+/// is measured again.
+fn round(p: &mut Planted) {
+    if !p.runs.is_empty() {
+        let st = Store::open(&p.db, store::Options::default()).expect("open");
+        for (keys, recs) in p.live_keys.chunks(10_000).zip(p.live.chunks(10_000)) {
+            let mut w = st.write().expect("write");
+            for (k, r) in keys.iter().zip(recs) {
+                w.update(k, r).expect("update");
+            }
+            w.commit().expect("commit");
+        }
+        drop(st);
+        for sub in ["cache", "archive", "rep"] {
+            let _ = std::fs::remove_dir_all(p.c.files.join(sub));
+        }
+    }
+    measure(p.c.cmd("nlpc-up"));
+    let run = fetch_round(&p.c, &p.db, p.row.n, p.live.len());
+    p.runs.push(run);
+}
+
+/// The row of `p` after its rounds: the median round by pages/s stands
+/// for the size; the others are printed beside it.
+fn row(mut p: Planted) -> Row {
+    let runs = &mut p.runs;
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by(|a, b| runs[*a].0.total_cmp(&runs[*b].0));
+    p.row.fetch_all = order.iter().map(|i| runs[*i].0).collect();
+    let (pages_s, rss, db) = runs.swap_remove(order[order.len() / 2]);
+    (p.row.fetch_pages_s, p.row.fetch_rss, p.row.fetch_db) = (pages_s, rss, db);
+    p.row
 }
 
 /// One round of `nlpc-fetch --once` over the DIRTY live records: its
@@ -684,10 +713,24 @@ fn main() {
             .take_while(|n| *n <= max)
             .collect()
     });
+    let repeat: usize = std::env::var("SCALE_REPEAT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(REPEAT)
+        .max(1);
     let port = serve();
+    // Every size planted first and its rounds taken in turn with the
+    // others', so that a machine slower in one minute than another slows
+    // every size alike instead of the last ones.
+    let mut planted: Vec<Planted> = sizes.iter().map(|n| plant(*n, live_n, port)).collect();
+    for _ in 0..repeat {
+        for p in &mut planted {
+            round(p);
+        }
+    }
     let mut rows = Vec::new();
-    for n in sizes {
-        let r = run(n, live_n, port);
+    for r in planted.into_iter().map(row) {
+        let n = r.n;
         let d = r.due as f64;
         let u = &r.up_rss;
         let f = &r.fetch_rss;
