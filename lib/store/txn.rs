@@ -62,16 +62,13 @@ pub(super) fn index_addr(v: &[u8]) -> Option<IpAddr> {
 
 /// What is wrong with the value `v` of the unleased entry of `r` under
 /// index `byte`, if anything: an address that is not the record's would
-/// queue its fetch under another address's politeness.
+/// queue its fetch under another address's politeness. Empty is sound
+/// (written before entries held addresses).
 pub(super) fn index_value_problem(byte: u8, r: &Record, v: &[u8]) -> Option<String> {
-    if byte & LEASED != 0 || v.is_empty() {
+    if byte & LEASED != 0 || v.is_empty() || v == index_value(byte, r) {
         return None;
     }
-    let held = index_addr(v).filter(|_| holds_addr(byte));
-    if held.is_some() && held == r.addr.parse::<IpAddr>().ok() {
-        return None;
-    }
-    Some(match held {
+    Some(match index_addr(v).filter(|_| holds_addr(byte)) {
         Some(a) => format!("{}: its index entry holds address {a}, not its own", r.url),
         None => format!(
             "{}: its index entry holds {} bytes, not an address",
