@@ -11,7 +11,7 @@ mod common;
 use common::http::{Reply, Server};
 use common::*;
 use nlpcrawl::run::clock;
-use nlpcrawl::store::record::{Lease, Record, State};
+use nlpcrawl::store::record::{Flags, Lease, Record, State};
 use nlpcrawl::store::sched::Policy;
 use nlpcrawl::store::{self, Key, Store, Table};
 
@@ -122,7 +122,11 @@ fn the_due_index_follows_every_move_and_an_aborted_one_leaves_it_as_it_was() {
     assert!(w.finish(&b, &rec, lease).unwrap());
     w.commit().unwrap();
     assert!(due_list(&st, State::Dirty, u64::MAX).is_empty());
+    // The verdict waits in the record; the schedule entry is not written.
+    assert_eq!(record(&st, "http://a.test/2").flags, Flags::REFETCH_CHANGED);
+    assert_eq!(st.read().unwrap().sched_entry(&b).unwrap(), entry);
     set(&st, &b, |r| r.state = State::Scanned);
+    assert_eq!(record(&st, "http://a.test/2").flags, 0, "verdict applied");
     assert_eq!(
         due_list(&st, State::Scanned, u64::MAX),
         [(b, T + DAY + p.ttexp / 2), (a, T + p.ttexp)]
@@ -147,11 +151,100 @@ fn the_due_index_follows_every_move_and_an_aborted_one_leaves_it_as_it_was() {
     assert_eq!(due_list(&st, State::Unreach, u64::MAX), [(u, T + p.ttrev)]);
     assert_consistent(&st, true);
 
-    // Into a state no one waits in: out of the index, entry gone.
+    // Into a state no one waits in: out of the index; its entry, of which
+    // nothing adapted, is not written (its place is stale from here on).
+    let stale = st.read().unwrap().sched_entry(&u).unwrap();
     set(&st, &u, |r| r.state = State::Ready);
     assert!(due_list(&st, State::Unreach, u64::MAX).is_empty());
-    assert!(st.read().unwrap().sched_entry(&u).unwrap().is_none());
+    assert_eq!(st.read().unwrap().sched_entry(&u).unwrap(), stale);
     assert_consistent(&st, true);
+    // Back in UNREACH at the same time as before: the stale place is not
+    // taken for the index's, so it is entered again.
+    set(&st, &u, |r| r.state = State::Unreach);
+    assert_eq!(due_list(&st, State::Unreach, u64::MAX), [(u, T + p.ttrev)]);
+    assert_consistent(&st, true);
+}
+
+#[test]
+fn a_record_out_of_the_index_keeps_a_stale_place_that_nothing_trusts() {
+    let c = Crawl::new();
+    let st = c.store();
+    let p = Policy::default();
+    let s = plant(&st, "http://a.test/s", State::Scanned, T);
+    let d = plant(&st, "http://a.test/d", State::Dirty, T);
+    let lease = Lease { pid: 7, time: 1 };
+
+    // A SCANNED record leased leaves the index; its entry keeps the old
+    // place. Given back unchanged, it is due at that same time again: the
+    // place must be entered anew, not taken as already there.
+    let placed = st.read().unwrap().sched_entry(&s).unwrap().unwrap();
+    assert_eq!(placed.indexed, State::Scanned as u8);
+    let mut w = st.write().unwrap();
+    let rec = w.lease_key(&s, State::Scanned, lease).unwrap().unwrap();
+    w.commit().unwrap();
+    assert!(due_list(&st, State::Scanned, u64::MAX).is_empty());
+    assert_eq!(
+        st.read().unwrap().sched_entry(&s).unwrap(),
+        Some(placed),
+        "a lease writes no schedule entry"
+    );
+    assert_consistent(&st, false);
+    let mut w = st.write().unwrap();
+    assert!(w.finish(&s, &rec, lease).unwrap());
+    w.commit().unwrap();
+    assert_eq!(due_list(&st, State::Scanned, u64::MAX), [(s, T + p.ttexp)]);
+    assert_consistent(&st, true);
+    // The same through a reclaim.
+    let mut w = st.write().unwrap();
+    w.lease_key(&s, State::Scanned, lease).unwrap().unwrap();
+    assert_eq!(w.reclaim(|_| false).unwrap(), 1);
+    w.commit().unwrap();
+    assert_eq!(due_list(&st, State::Scanned, u64::MAX), [(s, T + p.ttexp)]);
+    assert_consistent(&st, true);
+
+    // A DIRTY record answered for the first time (nothing to adapt): out
+    // of the index, its entry not written; the fetcher's walk, told to go
+    // on from it, starts again from the earliest instead of its old place.
+    set(&st, &d, |r| r.hash = [0; 32]);
+    let e = st.read().unwrap().sched_entry(&d).unwrap();
+    let early = plant(&st, "http://a.test/early", State::Dirty, T - DAY);
+    let mut w = st.write().unwrap();
+    let mut rec = w.lease_key(&d, State::Dirty, lease).unwrap().unwrap();
+    rec.state = State::Fresh;
+    assert!(w.finish(&d, &rec, lease).unwrap());
+    w.commit().unwrap();
+    assert_eq!(st.read().unwrap().sched_entry(&d).unwrap(), e);
+    assert_eq!(due_list(&st, State::Dirty, u64::MAX), [(early, T - DAY)]);
+    let mut from_d = Vec::new();
+    st.read()
+        .unwrap()
+        .walk_input(State::Dirty, Some(&d), |k, _| {
+            from_d.push(k);
+            Ok(true)
+        })
+        .unwrap();
+    assert_eq!(from_d, [early]);
+    assert_consistent(&st, true);
+    // Sent back to DIRTY by hand, it falls due when it became DIRTY, not
+    // at its stale place's time.
+    set(&st, &d, |r| {
+        r.state = State::Dirty;
+        r.changed = T + 3 * DAY;
+    });
+    assert_eq!(
+        due_list(&st, State::Dirty, u64::MAX),
+        [(early, T - DAY), (d, T + 3 * DAY)]
+    );
+    assert_consistent(&st, true);
+
+    // Out of the index again, with its stale place.
+    set(&st, &s, |r| r.state = State::Ready);
+    assert!(due_list(&st, State::Scanned, u64::MAX).is_empty());
+    assert_consistent(&st, true);
+
+    // A tombstone's entry is deleted.
+    set(&st, &s, |r| r.state = State::Gone);
+    assert!(st.read().unwrap().sched_entry(&s).unwrap().is_none());
 }
 
 #[test]
@@ -283,6 +376,7 @@ fn a_lease_writes_neither_the_records_nor_their_schedule() {
             State::Scanned
         };
         r.addr = "192.0.2.1".into();
+        r.hash = [9; 32];
         r.changed = T - (i as u64 % 1000);
         r.fetched = r.changed;
         r
@@ -333,6 +427,38 @@ fn a_lease_writes_neither_the_records_nor_their_schedule() {
     assert_eq!(due_list(&st, State::Dirty, u64::MAX), due_before);
     assert!(input(&st).is_empty(), "leased records handed out");
     assert_consistent(&st, false);
+
+    // Their results, changed bodies: each record is written, and the
+    // schedule is not (the verdict waits in the record, see
+    // `sched::verdict_after`); its due-index entry goes, from the index's
+    // small DIRTY part.
+    let entries: Vec<_> = keys
+        .iter()
+        .map(|k| st.read().unwrap().sched_entry(k).unwrap())
+        .collect();
+    let finished = pages_written(&st, |w| {
+        for k in &keys {
+            let mut r = w.get(k).unwrap().unwrap();
+            r.state = State::Fresh;
+            r.hash = [3; 32];
+            assert!(w.finish(k, &r, lease).unwrap());
+        }
+    });
+    eprintln!("finishing {m} records wrote {finished} pages, rewriting them {alone}");
+    assert!(
+        finished <= alone + (m / 8) as u64,
+        "finishing {m} records wrote {finished} pages, rewriting them {alone}"
+    );
+    for (k, e) in keys.iter().zip(&entries) {
+        let rd = st.read().unwrap();
+        assert_eq!(rd.sched_entry(k).unwrap(), *e, "schedule written");
+        assert_eq!(
+            rd.get(k).unwrap().unwrap().flags & Flags::REFETCH,
+            Flags::REFETCH_CHANGED
+        );
+    }
+    assert!(due_list(&st, State::Dirty, u64::MAX).is_empty());
+    assert_consistent(&st, true);
 }
 
 /// FRESH records to SCANNED, as nlpc-vrfy and nlpc-scan would.

@@ -572,9 +572,10 @@ pub fn pass(store: &Store, cache: &Cache, cfg: &Config, now: u64) -> Result<Repo
                 })?;
             }
             let decide = |w: &Write<'_>, k: &Key, r: &Record| -> Result<Vec<Action>> {
-                // Still due, by the index as it is now.
+                // Still due, by the index as it is now (a leased record's
+                // entry keeps a stale place).
                 let e = w.sched_entry(k)?.unwrap_or_default();
-                if e.indexed != state as u8 || e.due > now {
+                if r.lease.is_some() || e.indexed != state as u8 || e.due > now {
                     return Ok(Vec::new());
                 }
                 Ok(match action_of(cfg, r) {

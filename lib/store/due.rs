@@ -142,6 +142,21 @@ pub(super) fn problems<T: Transaction>(store: &Store, txn: &T) -> Result<Vec<Str
     super::txn::walk_records(store, txn, |key, r| {
         let e = entry_get(store, txn, &key)?.unwrap_or_default();
         let want = placement(&p, &r, &e);
+        if want.is_none() {
+            // Out of the index, the entry's place is stale (see
+            // `reschedule`), but the index must not hold it.
+            if e.indexed != 0 {
+                match txn.get(due, &due_key(e.indexed, e.due, &key)) {
+                    Ok(_) => out.push(format!(
+                        "{}: in the due index, though the record is due for no one",
+                        r.url
+                    )),
+                    Err(lmdb::Error::NotFound) => {}
+                    Err(e) => return Err(store.err("cannot read due index", e)),
+                }
+            }
+            return Ok(true);
+        }
         let have = (e.indexed != 0).then_some(e.due);
         if want.map(|w| w.1) != have || want.map_or(0, |w| w.0 as u8) != e.indexed {
             out.push(format!(
@@ -196,6 +211,16 @@ macro_rules! due_views {
             entry_get(self.store, &self.txn, key)
         }
 
+        /// True when the due index holds `key` under `state` at `due_at`.
+        fn in_due(&self, state: State, due_at: u64, key: &Key) -> Result<bool> {
+            let (due, _) = tables(self.store)?;
+            match self.txn.get(due, &due_key(state as u8, due_at, key)) {
+                Ok(_) => Ok(true),
+                Err(lmdb::Error::NotFound) => Ok(false),
+                Err(e) => Err(self.store.err("cannot read due index", e)),
+            }
+        }
+
         /// The policy the due times follow.
         pub fn sched_policy(&self) -> Result<Policy> {
             policy_get(self.store, &self.txn)
@@ -220,7 +245,14 @@ macro_rules! due_views {
             }
             let start = match from {
                 Some(k) => match self.sched_entry(k)? {
-                    Some(e) if e.indexed == State::Dirty as u8 => Some((e.due, k)),
+                    // Still in the index (an entry out of it keeps a stale
+                    // place): go on from there.
+                    Some(e)
+                        if e.indexed == State::Dirty as u8
+                            && self.in_due(State::Dirty, e.due, k)? =>
+                    {
+                        Some((e.due, k))
+                    }
                     // It moved on: start again from the earliest.
                     _ => None,
                 },
@@ -275,6 +307,12 @@ impl Write<'_> {
     /// Moves the record under `key` in the due index after it changed from
     /// `old` (None: inserted) to `new`, adapting its schedule. Called by
     /// every write of a record, in its transaction.
+    ///
+    /// The entry's place (`indexed`, `due`) means something only while the
+    /// record has a placement: a record that leaves the index (a DIRTY one
+    /// answered, one leased by a daemon) has its due-index entry deleted
+    /// but its schedule entry left as it was unless what adapts changed.
+    /// In a large database that spares a leaf of `sched` on every fetch.
     pub(super) fn reschedule(
         &mut self,
         key: &Key,
@@ -291,8 +329,15 @@ impl Write<'_> {
             None => Entry::default(),
         };
         let mut e = before;
-        if let Some(o) = old {
-            p.adapt(o, new, &mut e);
+        match old {
+            Some(o) if placement(&p, o, &e).is_some() => p.adapt(o, new, &mut e),
+            Some(o) => {
+                // Out of the index before: its place in the entry is stale.
+                e.indexed = 0;
+                e.due = 0;
+                p.adapt(o, new, &mut e);
+            }
+            None => {}
         }
         let want = placement(&p, new, &e);
         if e.indexed != 0 && want != Some((state_of(e.indexed), e.due)) {
@@ -308,9 +353,14 @@ impl Write<'_> {
             }
             e.indexed = s as u8;
             e.due = t;
+        } else if new.state == State::Gone {
+            // A tombstone forgets its schedule with its body.
+            e = Entry::default();
+        } else if e.interval == before.interval && e.rejects == before.rejects {
+            // Nothing that adapts changed: the entry stays as it stands,
+            // its place read as stale.
+            return Ok(());
         } else {
-            // Out of the index (DIRTY records, leased or not, stay in it):
-            // no one needs the time.
             e.due = 0;
         }
         if e == before {
@@ -326,6 +376,32 @@ impl Write<'_> {
                 .put(sched, &key.0, &e.encode(), lmdb::WriteFlags::empty())
         };
         r.map_err(|err| self.store.err("cannot write schedule", err))
+    }
+
+    /// Takes the unleased record `rec` out of the due index for a lease,
+    /// unless it is DIRTY (a leased DIRTY record keeps its place, see
+    /// `placement`). Its schedule entry is not written: its place is
+    /// stale from here on, and nothing that adapts changes. A record in a
+    /// state the index does not order costs no read at all.
+    pub(super) fn unplace_for_lease(&mut self, key: &Key, rec: &Record) -> Result<()> {
+        let Some(due) = self.store.due else {
+            return Ok(());
+        };
+        if rec.state == State::Dirty || rec.lease.is_some() {
+            return Ok(());
+        }
+        let p = self.policy()?;
+        if p.due_time(rec, &Entry::default()).is_none() {
+            return Ok(());
+        }
+        let e = entry_get(self.store, &self.txn, key)?.unwrap_or_default();
+        if e.indexed == 0 {
+            return Ok(());
+        }
+        match self.txn.del(due, &due_key(e.indexed, e.due, key), None) {
+            Ok(()) | Err(lmdb::Error::NotFound) => Ok(()),
+            Err(err) => Err(self.store.err("cannot write due index", err)),
+        }
     }
 
     /// Stores `p` as the crawl's schedule policy. When it differs from the
@@ -395,6 +471,8 @@ impl Write<'_> {
                     e.indexed = s as u8;
                     e.due = t;
                     indexed += 1;
+                } else {
+                    e.due = 0;
                 }
                 if before != Some(e) && !(before.is_none() && e.is_empty()) {
                     self.txn
@@ -438,5 +516,52 @@ impl Store {
         let mut w = self.write()?;
         w.rebuild_due()?;
         w.commit()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Inserted, Options};
+
+    #[test]
+    fn a_stale_place_is_sound_but_the_index_holding_it_is_named() {
+        let tmp = tempfile::tempdir().unwrap();
+        let st = Store::open(tmp.path(), Options::default()).unwrap();
+        let mut r = Record::new("http://a.test/", 1000);
+        r.state = State::Scanned;
+        let mut w = st.write().unwrap();
+        let Inserted::New(key) = w.insert(&r).unwrap() else {
+            panic!("not new");
+        };
+        w.commit().unwrap();
+        let placed = st.read().unwrap().sched_entry(&key).unwrap().unwrap();
+        // Out of the index: the entry keeps its place, and that is sound.
+        r.state = State::Ready;
+        let mut w = st.write().unwrap();
+        w.update(&key, &r).unwrap();
+        w.commit().unwrap();
+        let rd = st.read().unwrap();
+        assert_eq!(rd.sched_entry(&key).unwrap(), Some(placed));
+        assert!(!rd.in_due(State::Scanned, placed.due, &key).unwrap());
+        assert_eq!(rd.check().unwrap(), Vec::<String>::new());
+        drop(rd);
+        // The index holding that place while the record is due for no one
+        // is named.
+        let mut w = st.write().unwrap();
+        w.txn
+            .put(
+                st.due.unwrap(),
+                &due_key(placed.indexed, placed.due, &key),
+                &[],
+                lmdb::WriteFlags::empty(),
+            )
+            .unwrap();
+        w.commit().unwrap();
+        let found = st.read().unwrap().check().unwrap();
+        assert!(
+            found.iter().any(|f| f.contains("due for no one")),
+            "{found:?}"
+        );
     }
 }

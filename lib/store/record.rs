@@ -170,6 +170,16 @@ impl Flags {
     pub const NOFOLLOW: u32 = 2;
     /// The record was given on the command line rather than found as a link.
     pub const SEED: u32 = 4;
+    /// Its last re-fetch found the body changed. The verdict waits in the
+    /// record, written anyway, until the record next enters the due index,
+    /// whose schedule entry is written anyway: then the page's interval
+    /// adapts to it and the bit is cleared (`store::sched`).
+    pub const REFETCH_CHANGED: u32 = 8;
+    /// Its last re-fetch found the body unchanged (an answer 304, or the
+    /// same body); waits like [`Flags::REFETCH_CHANGED`].
+    pub const REFETCH_SAME: u32 = 16;
+    /// Both verdicts.
+    pub const REFETCH: u32 = Flags::REFETCH_CHANGED | Flags::REFETCH_SAME;
 }
 
 impl Record {

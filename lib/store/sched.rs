@@ -15,7 +15,7 @@
 //! again after `--ttrej`, then twice that, four times, … up to
 //! [`REJECT_CAP`] times `--ttrej`.
 
-use crate::store::record::{Record, State};
+use crate::store::record::{Flags, Record, State};
 
 const DAY: u64 = 86_400;
 
@@ -126,20 +126,20 @@ impl Policy {
         })
     }
 
-    /// Updates `e` for the move of a record from `old` to `new`: a
-    /// re-fetch's answer adapts the page's interval; a rejection is counted.
+    /// Updates `e` for the move of a record from `old` (as stored) to
+    /// `new`: a re-fetch's verdict waiting in `old` adapts the page's
+    /// interval when the record enters the due index (see
+    /// [`verdict_after`]); a rejection is counted.
     pub fn adapt(&self, old: &Record, new: &Record, e: &mut Entry) {
-        // A DIRTY record answered: 304, or a body, compared with the one
-        // the record had. A record never stored before has nothing to
-        // compare with.
-        if old.state == State::Dirty && new.state == State::Fresh && old.hash != [0; 32] {
-            let unchanged = new.status == 304 || new.hash == old.hash;
-            e.interval = if unchanged {
-                grow(self.page_interval(e))
-            } else {
-                shrink(self.page_interval(e))
+        if placed(new) {
+            let verdict = match old.flags & Flags::REFETCH {
+                Flags::REFETCH_SAME => Some(grow(self.page_interval(e))),
+                Flags::REFETCH_CHANGED => Some(shrink(self.page_interval(e))),
+                _ => None,
+            };
+            if let Some(i) = verdict {
+                e.interval = i.clamp(self.ttmin.min(self.ttexp), self.ttexp);
             }
-            .clamp(self.ttmin.min(self.ttexp), self.ttexp);
         }
         if new.state == State::Rejected && old.state != State::Rejected {
             e.rejects = e.rejects.saturating_add(1);
@@ -147,6 +147,35 @@ impl Policy {
         if new.state == State::Verified {
             e.rejects = 0;
         }
+    }
+}
+
+/// True when a record in `r`'s state and lease waits in the due index.
+pub fn placed(r: &Record) -> bool {
+    r.state == State::Dirty
+        || (r.lease.is_none() && Policy::default().due_time(r, &Entry::default()).is_some())
+}
+
+/// The re-fetch verdict bits ([`Flags::REFETCH`]) a record moved from
+/// `old` (as stored) to `new` is stored with. A DIRTY page answered, 304
+/// or a body compared with the one it had, gets its verdict; a record
+/// never stored before has nothing to compare with. A record entering
+/// the due index has its verdict applied ([`Policy::adapt`]) and loses
+/// it. Any other move keeps what the stored record had, whatever `new`
+/// says. So the fetcher's result writes no schedule entry: the verdict
+/// rides in the record to the move into SCANNED (or REJECTED, …), which
+/// writes the entry anyway.
+pub fn verdict_after(old: &Record, new: &Record) -> u32 {
+    if old.state == State::Dirty && new.state == State::Fresh && old.hash != [0; 32] {
+        if new.status == 304 || new.hash == old.hash {
+            Flags::REFETCH_SAME
+        } else {
+            Flags::REFETCH_CHANGED
+        }
+    } else if placed(new) {
+        0
+    } else {
+        old.flags & Flags::REFETCH
     }
 }
 
@@ -176,7 +205,9 @@ pub struct Entry {
     /// The state byte it is indexed under in the due index; 0: not indexed.
     pub indexed: u8,
     /// Its due time while indexed (a DIRTY record's, leased or not, so one
-    /// given back keeps its place); 0 otherwise.
+    /// given back keeps its place). Out of the index, `indexed` and `due`
+    /// may be left as they were and mean nothing: leaving the index writes
+    /// the entry only when what adapts changed.
     pub due: u64,
     /// The page's adapted re-fetch interval; 0: never adapted (`--ttexp`).
     pub interval: u64,
@@ -247,6 +278,26 @@ mod tests {
         r
     }
 
+    /// A re-fetch answered `new` after `old` (DIRTY), then the page moved
+    /// on to SCANNED: the verdict rides in the FRESH record and adapts the
+    /// interval there.
+    fn refetch(p: &Policy, old: &Record, new: &Record, e: &mut Entry) {
+        let mut fresh = new.clone();
+        fresh.flags = verdict_after(old, new);
+        let before = *e;
+        p.adapt(old, &fresh, e);
+        assert_eq!(*e, before, "adapted before the record enters the index");
+        let mut verified = fresh.clone();
+        verified.state = State::Verified;
+        assert_eq!(verdict_after(&fresh, &verified), fresh.flags, "kept");
+        p.adapt(&fresh, &verified, e);
+        assert_eq!(*e, before, "adapted out of the index");
+        verified.flags = verdict_after(&fresh, &verified);
+        let scanned = page(State::Scanned);
+        assert_eq!(verdict_after(&verified, &scanned), 0, "cleared");
+        p.adapt(&verified, &scanned, e);
+    }
+
     #[test]
     fn a_changed_page_halves_down_to_ttmin_and_an_unchanged_one_grows_to_ttexp() {
         let p = Policy::default();
@@ -255,9 +306,10 @@ mod tests {
         let old = page(State::Dirty);
         let mut new = page(State::Fresh);
         new.hash = [8; 32];
+        assert_eq!(verdict_after(&old, &new), Flags::REFETCH_CHANGED);
         let mut seen = Vec::new();
         for _ in 0..6 {
-            p.adapt(&old, &new, &mut e);
+            refetch(&p, &old, &new, &mut e);
             seen.push(p.page_interval(&e));
         }
         assert_eq!(
@@ -268,9 +320,10 @@ mod tests {
         // A 304 lengthens it by half each time, up to --ttexp.
         new.status = 304;
         new.hash = old.hash;
+        assert_eq!(verdict_after(&old, &new), Flags::REFETCH_SAME);
         let mut up = Vec::new();
         for _ in 0..7 {
-            p.adapt(&old, &new, &mut e);
+            refetch(&p, &old, &new, &mut e);
             up.push(p.page_interval(&e));
         }
         assert_eq!(up[0], DAY * 3 / 2);
@@ -283,8 +336,15 @@ mod tests {
             interval: 2 * DAY,
             ..Entry::default()
         };
-        p.adapt(&old, &same, &mut e2);
+        refetch(&p, &old, &same, &mut e2);
         assert_eq!(e2.interval, 3 * DAY);
+        // Rejected after the re-fetch: the verdict adapts it there.
+        let mut fresh = same.clone();
+        fresh.flags = verdict_after(&old, &same);
+        let mut e3 = e2;
+        p.adapt(&fresh, &page(State::Rejected), &mut e3);
+        assert_eq!(e3.interval, e2.interval * 3 / 2);
+        assert_eq!(e3.rejects, 1);
     }
 
     #[test]
@@ -293,9 +353,18 @@ mod tests {
         let mut e = Entry::default();
         let mut first = page(State::Dirty);
         first.hash = [0; 32];
-        p.adapt(&first, &page(State::Fresh), &mut e);
+        assert_eq!(verdict_after(&first, &page(State::Fresh)), 0);
+        refetch(&p, &first, &page(State::Fresh), &mut e);
         assert_eq!(e, Entry::default());
-        p.adapt(&page(State::Ready), &page(State::Fresh), &mut e);
+        assert_eq!(verdict_after(&page(State::Ready), &page(State::Fresh)), 0);
+        refetch(&p, &page(State::Ready), &page(State::Fresh), &mut e);
+        assert_eq!(e, Entry::default());
+        // A verdict the caller's copy claims is not taken: the stored
+        // record's is.
+        let mut claims = page(State::Verified);
+        claims.flags = Flags::REFETCH_CHANGED;
+        assert_eq!(verdict_after(&page(State::Fresh), &claims), 0);
+        p.adapt(&page(State::Verified), &page(State::Scanned), &mut e);
         assert_eq!(e, Entry::default());
     }
 

@@ -8,7 +8,7 @@ use lmdb::{Cursor, Transaction};
 
 use super::db::*;
 use crate::error::{Error, Result};
-use crate::store::record::{Lease, Record, State, RECLAIM_LIMIT};
+use crate::store::record::{Flags, Lease, Record, State, RECLAIM_LIMIT};
 use crate::web::url::same_resource;
 
 pub(super) fn index_byte(state: State, leased: bool) -> u8 {
@@ -577,14 +577,28 @@ impl<'s> Write<'s> {
     /// Stores `rec` under `key`, moving it between indexes as its state and
     /// lease say. The record must exist.
     pub fn update(&mut self, key: &Key, rec: &Record) -> Result<()> {
-        let enc = rec.encode();
-        let (old, same) = match self.txn.get(self.store.records, &key.0) {
-            Ok(v) => (self.store.decode_record(&self.txn, key, v)?, v == &enc[..]),
+        // A re-fetch's verdict waits in the record for the schedule; the
+        // stored record's, not the caller's copy, says what is pending.
+        let mut adjusted: Option<Record> = None;
+        let (old, enc, same) = match self.txn.get(self.store.records, &key.0) {
+            Ok(v) => {
+                let old = self.store.decode_record(&self.txn, key, v)?;
+                let bits = crate::store::sched::verdict_after(&old, rec);
+                if rec.flags & Flags::REFETCH != bits {
+                    let mut r = rec.clone();
+                    r.flags = r.flags & !Flags::REFETCH | bits;
+                    adjusted = Some(r);
+                }
+                let enc = adjusted.as_ref().unwrap_or(rec).encode();
+                let same = v == &enc[..];
+                (old, enc, same)
+            }
             Err(lmdb::Error::NotFound) => {
                 return Err(self.store.corrupt(&key.0, "update of a missing record"))
             }
             Err(e) => return Err(self.store.err("cannot read record", e)),
         };
+        let rec = adjusted.as_ref().unwrap_or(rec);
         let (from, to) = (record_index_byte(&old), record_index_byte(rec));
         if from != to {
             self.index_del(from, key)?;
@@ -681,10 +695,10 @@ impl<'s> Write<'s> {
     /// state's leased index, which holds the lease; the record itself is
     /// not written (see [`Lease`]).
     fn take(&mut self, key: &Key, rec: &mut Record, lease: Lease) -> Result<()> {
+        self.unplace_for_lease(key, rec)?;
         rec.lease = Some(lease);
         self.index_del(index_byte(rec.state, false), key)?;
-        self.index_put(index_byte(rec.state, true), key, rec)?;
-        self.reschedule(key, Some(rec), rec)
+        self.index_put(index_byte(rec.state, true), key, rec)
     }
 
     /// Ends `lease` on the record under `key`, storing `rec` (its new state
