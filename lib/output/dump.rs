@@ -310,7 +310,7 @@ impl WarcSink {
             ("WARC-Target-URI", url.clone()),
             ("WARC-Warcinfo-ID", self.info_id.clone()),
         ];
-        if it.current && it.rec.addr.parse::<std::net::IpAddr>().is_ok() {
+        if it.current && it.rec.ip().is_some() {
             fields.push(("WARC-IP-Address", it.rec.addr.clone()));
         }
         fields.push(("WARC-Payload-Digest", payload));

@@ -2,6 +2,7 @@
 //! and its versioned binary encoding.
 
 use std::fmt;
+use std::net::IpAddr;
 use std::str::FromStr;
 
 use crate::document::charset::Source;
@@ -378,6 +379,18 @@ impl Record {
         r.take(n)?;
         let n = r.varint()? as usize;
         std::str::from_utf8(r.take(n)?).map_err(|_| "address is not UTF-8")
+    }
+
+    /// The address of an encoded record as an IP address: None when it
+    /// has none usable (or the bytes are no record).
+    pub fn decode_ip(b: &[u8]) -> Option<IpAddr> {
+        Record::decode_addr(b).ok()?.parse().ok()
+    }
+
+    /// The record's address as an IP address; None when it has none
+    /// usable (empty, or not an address).
+    pub fn ip(&self) -> Option<IpAddr> {
+        self.addr.parse().ok()
     }
 }
 

@@ -43,10 +43,10 @@ fn index_value(byte: u8, r: &Record) -> Vec<u8> {
     if !holds_addr(byte) {
         return Vec::new();
     }
-    match r.addr.parse::<IpAddr>() {
-        Ok(IpAddr::V4(a)) => a.octets().to_vec(),
-        Ok(IpAddr::V6(a)) => a.octets().to_vec(),
-        Err(_) => Vec::new(),
+    match r.ip() {
+        Some(IpAddr::V4(a)) => a.octets().to_vec(),
+        Some(IpAddr::V6(a)) => a.octets().to_vec(),
+        None => Vec::new(),
     }
 }
 

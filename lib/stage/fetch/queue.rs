@@ -158,13 +158,7 @@ impl Fetcher<'_> {
                     // entry holds; else the record says (no full decode).
                     let addr = match held {
                         Some(a) => Some(a),
-                        None => rd
-                            .peek(&k, |b| {
-                                Record::decode_addr(b)
-                                    .ok()
-                                    .and_then(|a| a.parse::<IpAddr>().ok())
-                            })?
-                            .flatten(),
+                        None => rd.peek(&k, Record::decode_ip)?.flatten(),
                     };
                     let Some(a) = addr else {
                         // A record without a usable address fails on its own.
@@ -243,7 +237,7 @@ impl Fetcher<'_> {
                 self.push_outcome(job, r, Vec::new());
                 continue;
             }
-            if job.rec.addr.parse::<IpAddr>().is_err() {
+            if job.rec.ip().is_none() {
                 let mut r = job.rec.clone();
                 self.fail(&mut r, State::Unreach, "no address".into(), 0);
                 self.push_outcome(job, r, Vec::new());
@@ -412,9 +406,7 @@ impl Fetcher<'_> {
                     let Some((u, a)) = rd
                         .peek(&k, |b| {
                             let u = Record::decode_url(b).ok().map(str::to_string);
-                            let a = Record::decode_addr(b)
-                                .ok()
-                                .and_then(|a| a.parse::<IpAddr>().ok());
+                            let a = Record::decode_ip(b);
                             u.zip(a)
                         })?
                         .flatten()
@@ -603,7 +595,7 @@ fn lease_wanted(
         // Chosen by its address in an earlier snapshot: taken only while
         // that is still its address, so it is fetched under its own
         // address's politeness.
-        let same_addr = |r: &Record| addr.is_unspecified() || r.addr.parse() == Ok(addr);
+        let same_addr = |r: &Record| addr.is_unspecified() || r.ip() == Some(addr);
         if let Some(rec) = w.lease_key_if(&k, state, lease, same_addr)? {
             let low = yield_rule.low_host(&w, rec.host())?;
             out.got.push((addr, Job { key: k, rec, lease }, low));
