@@ -629,3 +629,100 @@ fn a_run_over_one_site_with_its_own_times_leaves_the_crawls_schedule_alone() {
     let log = up_near(&c, T + 10 * DAY + 5, &[]);
     assert!(log.contains("expired http://other.test/a"), "{log}");
 }
+
+/// Random moves, leases, results, reclaims, aborted transactions and
+/// policy changes over a few records: after every commit the due index
+/// holds exactly the records it orders, at their places (`check`, which
+/// also names a stale place the index still holds), and no record in the
+/// index still carries a re-fetch verdict.
+#[test]
+fn the_due_index_holds_through_random_moves_with_stale_places() {
+    let c = Crawl::new();
+    let st = c.store();
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut rnd = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let keys: Vec<Key> = (0..40)
+        .map(|i| {
+            plant(
+                &st,
+                &format!("http://r{}.test/{i}", i % 7),
+                State::Scanned,
+                T - i * DAY,
+            )
+        })
+        .collect();
+    let states = State::ALL;
+    let lease = Lease { pid: 9, time: 1 };
+    let mut moves = [0usize; 5];
+    for step in 0..3000u64 {
+        let k = keys[rnd(keys.len() as u64) as usize];
+        let mut w = st.write().unwrap();
+        let r = w.get(&k).unwrap().unwrap();
+        let state = states[rnd(states.len() as u64) as usize];
+        let op = rnd(5) as usize;
+        match (op, r.lease) {
+            // A result: a new state, a changed body or the same, a time.
+            (0 | 1, Some(l)) => {
+                let mut n = r.clone();
+                n.state = state;
+                if rnd(2) == 0 {
+                    n.hash = [rnd(3) as u8 + 1; 32];
+                }
+                n.changed = T + step * 60;
+                assert!(w.finish(&k, &n, l).unwrap());
+            }
+            (2, Some(_)) => {
+                w.reclaim(|_| false).unwrap();
+            }
+            (0..=2, None) => {
+                let mut n = r.clone();
+                n.state = state;
+                n.changed = T + step * 60;
+                n.fetched = n.changed;
+                w.update(&k, &n).unwrap();
+            }
+            (3, None) => {
+                w.lease_key(&k, r.state, lease).unwrap();
+            }
+            (4, _) if rnd(8) == 0 => {
+                let ttexp = [3, 10, 20][rnd(3) as usize] * DAY;
+                w.set_policy(&Policy {
+                    ttexp,
+                    ..Policy::default()
+                })
+                .unwrap();
+            }
+            _ => {}
+        }
+        moves[op] += 1;
+        // One transaction in ten dies before its commit.
+        if rnd(10) == 0 {
+            drop(w);
+        } else {
+            w.commit().unwrap();
+        }
+        assert_consistent(&st, false);
+        let rd = st.read().unwrap();
+        for k in &keys {
+            let r = rd.get(k).unwrap().unwrap();
+            if store::sched::placed(&r) {
+                assert_eq!(
+                    r.flags & Flags::REFETCH,
+                    0,
+                    "{} in the index with a verdict",
+                    r.url
+                );
+            }
+        }
+    }
+    assert!(moves.iter().all(|&m| m > 100), "{moves:?}");
+    let mut w = st.write().unwrap();
+    w.reclaim(|_| false).unwrap();
+    w.commit().unwrap();
+    assert_consistent(&st, true);
+}
