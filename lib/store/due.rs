@@ -20,7 +20,7 @@ use std::net::IpAddr;
 use lmdb::{Cursor, Transaction};
 
 use super::db::*;
-use super::sched::{placement, Entry, Policy};
+use super::sched::{placed, placement, Entry, Policy};
 use super::txn::{Read, Write};
 use crate::error::Result;
 use crate::store::record::{Record, State};
@@ -64,6 +64,22 @@ fn entry_get<T: Transaction>(store: &Store, txn: &T, key: &Key) -> Result<Option
             .ok_or_else(|| store.corrupt(&key.0, "bad schedule entry")),
         Err(lmdb::Error::NotFound) => Ok(None),
         Err(e) => Err(store.err("cannot read schedule", e)),
+    }
+}
+
+/// True when the due index holds `key` under state byte `state` at `due_at`.
+fn in_due<T: Transaction>(
+    store: &Store,
+    txn: &T,
+    state: u8,
+    due_at: u64,
+    key: &Key,
+) -> Result<bool> {
+    let (due, _) = tables(store)?;
+    match txn.get(due, &due_key(state, due_at, key)) {
+        Ok(_) => Ok(true),
+        Err(lmdb::Error::NotFound) => Ok(false),
+        Err(e) => Err(store.err("cannot read due index", e)),
     }
 }
 
@@ -145,15 +161,11 @@ pub(super) fn problems<T: Transaction>(store: &Store, txn: &T) -> Result<Vec<Str
         if want.is_none() {
             // Out of the index, the entry's place is stale (see
             // `reschedule`), but the index must not hold it.
-            if e.indexed != 0 {
-                match txn.get(due, &due_key(e.indexed, e.due, &key)) {
-                    Ok(_) => out.push(format!(
-                        "{}: in the due index, though the record is due for no one",
-                        r.url
-                    )),
-                    Err(lmdb::Error::NotFound) => {}
-                    Err(e) => return Err(store.err("cannot read due index", e)),
-                }
+            if e.indexed != 0 && in_due(store, txn, e.indexed, e.due, &key)? {
+                out.push(format!(
+                    "{}: in the due index, though the record is due for no one",
+                    r.url
+                ));
             }
             return Ok(true);
         }
@@ -167,10 +179,8 @@ pub(super) fn problems<T: Transaction>(store: &Store, txn: &T) -> Result<Vec<Str
         }
         if let Some((s, t)) = want {
             placed += 1;
-            match txn.get(due, &due_key(s as u8, t, &key)) {
-                Ok(_) => {}
-                Err(lmdb::Error::NotFound) => out.push(format!("{}: not in the due index", r.url)),
-                Err(e) => return Err(store.err("cannot read due index", e)),
+            if !in_due(store, txn, s as u8, t, &key)? {
+                out.push(format!("{}: not in the due index", r.url));
             }
         }
         Ok(true)
@@ -211,16 +221,6 @@ macro_rules! due_views {
             entry_get(self.store, &self.txn, key)
         }
 
-        /// True when the due index holds `key` under `state` at `due_at`.
-        fn in_due(&self, state: State, due_at: u64, key: &Key) -> Result<bool> {
-            let (due, _) = tables(self.store)?;
-            match self.txn.get(due, &due_key(state as u8, due_at, key)) {
-                Ok(_) => Ok(true),
-                Err(lmdb::Error::NotFound) => Ok(false),
-                Err(e) => Err(self.store.err("cannot read due index", e)),
-            }
-        }
-
         /// The policy the due times follow.
         pub fn sched_policy(&self) -> Result<Policy> {
             policy_get(self.store, &self.txn)
@@ -249,7 +249,7 @@ macro_rules! due_views {
                     // place): go on from there.
                     Some(e)
                         if e.indexed == State::Dirty as u8
-                            && self.in_due(State::Dirty, e.due, k)? =>
+                            && in_due(self.store, &self.txn, e.indexed, e.due, k)? =>
                     {
                         Some((e.due, k))
                     }
@@ -304,6 +304,15 @@ impl Write<'_> {
             .map_err(|err| self.store.err("cannot write due index", err))
     }
 
+    /// Takes `key`'s entry under state byte `state` at `due_at` out of the
+    /// due index; one already gone is no error.
+    fn due_del(&mut self, due: lmdb::Database, state: u8, due_at: u64, key: &Key) -> Result<()> {
+        match self.txn.del(due, &due_key(state, due_at, key), None) {
+            Ok(()) | Err(lmdb::Error::NotFound) => Ok(()),
+            Err(err) => Err(self.store.err("cannot write due index", err)),
+        }
+    }
+
     /// Moves the record under `key` in the due index after it changed from
     /// `old` (None: inserted) to `new`, adapting its schedule. Called by
     /// every write of a record, in its transaction.
@@ -330,7 +339,7 @@ impl Write<'_> {
         };
         let mut e = before;
         match old {
-            Some(o) if placement(&p, o, &e).is_some() => p.adapt(o, new, &mut e),
+            Some(o) if placed(o) => p.adapt(o, new, &mut e),
             Some(o) => {
                 // Out of the index before: its place in the entry is stale.
                 e.indexed = 0;
@@ -341,10 +350,7 @@ impl Write<'_> {
         }
         let want = placement(&p, new, &e);
         if e.indexed != 0 && want != Some((state_of(e.indexed), e.due)) {
-            match self.txn.del(due, &due_key(e.indexed, e.due, key), None) {
-                Ok(()) | Err(lmdb::Error::NotFound) => {}
-                Err(err) => return Err(self.store.err("cannot write due index", err)),
-            }
+            self.due_del(due, e.indexed, e.due, key)?;
             e.indexed = 0;
         }
         if let Some((s, t)) = want {
@@ -387,21 +393,14 @@ impl Write<'_> {
         let Some(due) = self.store.due else {
             return Ok(());
         };
-        if rec.state == State::Dirty || rec.lease.is_some() {
-            return Ok(());
-        }
-        let p = self.policy()?;
-        if p.due_time(rec, &Entry::default()).is_none() {
+        if rec.state == State::Dirty || !placed(rec) {
             return Ok(());
         }
         let e = entry_get(self.store, &self.txn, key)?.unwrap_or_default();
         if e.indexed == 0 {
             return Ok(());
         }
-        match self.txn.del(due, &due_key(e.indexed, e.due, key), None) {
-            Ok(()) | Err(lmdb::Error::NotFound) => Ok(()),
-            Err(err) => Err(self.store.err("cannot write due index", err)),
-        }
+        self.due_del(due, e.indexed, e.due, key)
     }
 
     /// Stores `p` as the crawl's schedule policy. When it differs from the
@@ -543,7 +542,7 @@ mod tests {
         w.commit().unwrap();
         let rd = st.read().unwrap();
         assert_eq!(rd.sched_entry(&key).unwrap(), Some(placed));
-        assert!(!rd.in_due(State::Scanned, placed.due, &key).unwrap());
+        assert!(!in_due(&st, &rd.txn, placed.indexed, placed.due, &key).unwrap());
         assert_eq!(rd.check().unwrap(), Vec::<String>::new());
         drop(rd);
         // The index holding that place while the record is due for no one
