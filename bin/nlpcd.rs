@@ -13,12 +13,8 @@ fn main() {
     let m = args::command()
         .try_get_matches()
         .unwrap_or_else(|e| args::clap_exit(e));
-    // A refusal before anything starts is a plain line, as a usage error.
-    let plan = args::plan(&m).unwrap_or_else(|e| {
-        let e = e.to_string();
-        eprintln!("{NAME}: {}", nlpcrawl::document::escape::controls(&e));
-        std::process::exit(1)
-    });
+    // A refusal before anything starts is a plain line, not a log line.
+    let plan = args::plan(&m).unwrap_or_else(|e| args::refuse(e));
     log::init(NAME, plan.debug);
     let seeds: Box<dyn Iterator<Item = scan::Seed>> = if plan.seeds == ["-"] {
         Box::new(scan::seed_lines(std::io::stdin().lock(), |e| {

@@ -45,6 +45,9 @@ pub fn command() -> Command {
     let mut c = Command::new("nlpcd")
         .about("Crawl the web for pages in one language: seed, then run every nlpcrawl daemon under supervision.")
         .version(env!("CARGO_PKG_VERSION"))
+        // -h begins with the synopsis a bad option is answered with.
+        .override_usage(SYNOPSIS.trim_start_matches("usage: "))
+        .help_template("usage: {usage}\n\n{about}\n\n{all-args}\n")
         .disable_help_flag(true)
         .disable_version_flag(true)
         .color(ColorChoice::Never);
@@ -82,8 +85,24 @@ pub fn command() -> Command {
     )
 }
 
+/// nlpcd's one-line synopsis, printed after the line that names a bad
+/// option (`-h` lists the options).
+pub const SYNOPSIS: &str = "usage: nlpcd [-46dhmv] [--create] [--dir dir] [-a archivepath] [-f cachepath] [-p dbpath] [-r reppath] [options] [url ... | -]";
+
+/// Ends nlpcd on a refusal before anything starts: one line, then, for a
+/// usage error, the synopsis; exit 1.
+pub fn refuse(e: Error) -> ! {
+    let usage = matches!(e, Error::Usage(_));
+    let e = e.to_string();
+    eprintln!("nlpcd: {}", crate::document::escape::controls(&e));
+    if usage {
+        eprintln!("{SYNOPSIS}");
+    }
+    std::process::exit(1)
+}
+
 /// Prints clap's verdict: help and version on standard output (exit 0),
-/// an error as one line and a hint on standard error (exit 1).
+/// an error as one line and the synopsis on standard error (exit 1).
 pub fn clap_exit(e: clap::Error) -> ! {
     use clap::error::ErrorKind;
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
@@ -93,7 +112,7 @@ pub fn clap_exit(e: clap::Error) -> ! {
     let text = e.to_string();
     let line = text.lines().next().unwrap_or("bad arguments");
     eprintln!("nlpcd: {}", line.trim_start_matches("error: "));
-    eprintln!("usage: nlpcd [options] [url ... | -]; nlpcd -h lists the options");
+    eprintln!("{SYNOPSIS}");
     std::process::exit(1)
 }
 

@@ -176,6 +176,7 @@ pub fn exe(name: &str) -> PathBuf {
         "nlpc-index" => env!("CARGO_BIN_EXE_nlpc-index"),
         "nlpc-search" => env!("CARGO_BIN_EXE_nlpc-search"),
         "nlpc-stat" => env!("CARGO_BIN_EXE_nlpc-stat"),
+        "nlpc-relay" => env!("CARGO_BIN_EXE_nlpc-relay"),
         other => panic!("unknown executable {other}"),
     };
     PathBuf::from(p)

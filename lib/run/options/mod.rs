@@ -73,9 +73,10 @@ pub enum Exit {
     Help(String),
     /// `-v`: the version line, for standard output; exit 0.
     Version(String),
-    /// A bad option or value: one line naming it, and the usage, for
-    /// standard error; exit 1.
-    Usage { msg: String, usage: String },
+    /// A bad option or value: one line naming it, then the one-line
+    /// synopsis (not the option list, which would scroll the error away),
+    /// for standard error; exit 1.
+    Usage { msg: String, synopsis: String },
 }
 
 impl Exit {
@@ -86,8 +87,8 @@ impl Exit {
                 print!("{s}");
                 std::process::exit(0)
             }
-            Exit::Usage { msg, usage } => {
-                eprint!("{name}: {msg}\n{usage}");
+            Exit::Usage { msg, synopsis } => {
+                eprintln!("{name}: {msg}\n{synopsis}");
                 std::process::exit(1)
             }
         }
@@ -105,7 +106,7 @@ pub struct Parsed {
     pub program: Program,
     pub common: Common,
     matches: getopts::Matches,
-    usage: String,
+    synopsis: String,
     /// The crawl's stored settings this program takes: the defaults that
     /// the command line overrides.
     stored: settings::Settings,
@@ -176,16 +177,21 @@ impl Parser {
         Parser { program, opts }
     }
 
-    fn usage(&self) -> String {
+    /// The one-line synopsis: what a bad option is answered with.
+    fn synopsis(&self) -> String {
         let operands = match self.program.operands() {
-            Operands::None => "",
-            Operands::One(s) | Operands::Many(s) => s,
+            Operands::None => String::new(),
+            Operands::One(s) | Operands::Many(s) => format!(" {s}"),
         };
-        let brief = format!(
-            "usage: {} [-dhv] [--dir dir] [-a archivepath] [-f cachepath] [-p dbpath] [-r reppath] [options] {operands}",
+        format!(
+            "usage: {} [-dhv] [--dir dir] [-a archivepath] [-f cachepath] [-p dbpath] [-r reppath] [options]{operands}",
             self.program.name()
-        );
-        self.opts.usage(&brief)
+        )
+    }
+
+    /// The synopsis and every option, one a line: what `-h` prints.
+    fn usage(&self) -> String {
+        self.opts.usage(&self.synopsis())
     }
 
     /// Parses `args` (without the program name), checking every value.
@@ -194,15 +200,15 @@ impl Parser {
         I: IntoIterator<Item = S>,
         S: AsRef<std::ffi::OsStr>,
     {
-        let usage = self.usage();
-        let shown = usage.clone();
+        let synopsis = self.synopsis();
+        let shown = synopsis.clone();
         let bad = move |msg: String| Exit::Usage {
             msg,
-            usage: shown.clone(),
+            synopsis: shown.clone(),
         };
         let m = self.opts.parse(args).map_err(|e| bad(fail_line(e)))?;
         if m.opt_present("help") {
-            return Err(Exit::Help(usage.clone()));
+            return Err(Exit::Help(self.usage()));
         }
         if m.opt_present("v") {
             return Err(Exit::Version(format!(
@@ -242,7 +248,7 @@ impl Parser {
                 overridden: Vec::new(),
             },
             matches: m,
-            usage,
+            synopsis,
             stored: settings::Settings::new(),
         };
         let all_given = ["p", "f", "a", "r"].iter().all(|k| p.given(k));
@@ -576,19 +582,19 @@ impl Parsed {
         &self.matches.free
     }
 
-    /// The usage text.
-    pub fn usage(&self) -> &str {
-        &self.usage
+    /// The one-line synopsis.
+    pub fn synopsis(&self) -> &str {
+        &self.synopsis
     }
 
     /// Ends the program on an error from a config builder: a usage error
-    /// gets one line and the usage, anything else one line; exit 1.
+    /// gets one line and the synopsis, anything else one line; exit 1.
     pub fn fail(&self, e: Error) -> ! {
         let name = self.program.name();
         match e {
             Error::Usage(msg) => Exit::Usage {
                 msg,
-                usage: self.usage.clone(),
+                synopsis: self.synopsis.clone(),
             }
             .exit(name),
             // A refusal at startup, for the person who typed the command:

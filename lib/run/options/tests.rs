@@ -6,8 +6,9 @@ fn parse(p: Program, args: &[&str]) -> std::result::Result<Parsed, Exit> {
 
 fn usage_msg(r: std::result::Result<Parsed, Exit>) -> String {
     match r {
-        Err(Exit::Usage { msg, usage }) => {
-            assert!(usage.starts_with("usage: "), "{usage}");
+        Err(Exit::Usage { msg, synopsis }) => {
+            assert!(synopsis.starts_with("usage: "), "{synopsis}");
+            assert!(!synopsis.contains('\n'), "not one line: {synopsis}");
             msg
         }
         Err(e) => panic!("not a usage error: {e:?}"),
