@@ -1,8 +1,9 @@
 //! nlpc-stat over a planted history (the table and the CSV hold exactly
 //! the planted numbers; --since leaves older entries out; the PNG decodes
 //! at the asked size; the SVG is well-formed and names its series; a
-//! missing font is one clear line) and over the history a real crawl
-//! under nlpcd writes.
+//! history of a few seconds, as the demo's, puts something in every chart
+//! and no time label twice on an axis; a missing font is one clear line)
+//! and over the history a real crawl under nlpcd writes.
 
 mod common;
 
@@ -190,6 +191,106 @@ fn the_charts_decode_at_the_asked_size_and_name_their_series() {
         assert!(svg.contains(name), "{name} missing from the SVG");
     }
     assert!(well_formed("<svg><g></svg>").is_err());
+}
+
+/// A crawl of two seconds sampled every second, as scripts/demo's: three
+/// rows a second apart, nlpc-fetch's counts in the last two only, so one
+/// rate. Returns the first second.
+fn planted_seconds(c: &Crawl) -> u64 {
+    let now = nlpcrawl::run::clock::real_now();
+    let t = now - now % 60 - 60;
+    let st = c.store();
+    let fetch = |time: u64, pages: u64, bytes: u64| {
+        let v = [("pages", pages), ("bytes", bytes)].map(|(k, v)| (k.to_string(), v));
+        series::record(&st, time, "nlpc-fetch", &v).unwrap();
+    };
+    let states = |time: u64, new: u64, scanned: u64| {
+        let v =
+            [(State::New, new), (State::Scanned, scanned)].map(|(s, n)| (s.name().to_string(), n));
+        series::record(&st, time, series::STATES, &v).unwrap();
+    };
+    states(t, 6, 0);
+    fetch(t + 1, 40, 90_000);
+    states(t + 1, 30, 12);
+    fetch(t + 2, 130, 400_000);
+    states(t + 2, 3, 90);
+    t
+}
+
+/// The RGB pixels of a decoded PNG.
+fn pixels(path: &std::path::Path) -> (u32, u32, Vec<[u8; 3]>) {
+    let dec = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = dec.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let px = info.line_size / info.width as usize;
+    assert!(px >= 3, "{px} bytes a pixel");
+    let rgb = buf[..info.buffer_size()]
+        .chunks(px)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    (info.width, info.height, rgb)
+}
+
+#[test]
+fn a_history_of_seconds_fills_every_chart_and_labels_each_second_once() {
+    let c = Crawl::new();
+    let t = planted_seconds(&c);
+    let png_path = c.tmp.path().join("chart.png");
+    let svg_path = c.tmp.path().join("chart.svg");
+    let o = c.run(
+        "nlpc-stat",
+        &[
+            "--step",
+            "1s",
+            "--png",
+            png_path.to_str().unwrap(),
+            "--svg",
+            svg_path.to_str().unwrap(),
+            "--width",
+            "800",
+            "--height",
+            "600",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Each chart's own colour is in its quarter of the picture: pages/s
+    // (blue) and kB/s (magenta) have one rate each, the harvest (green)
+    // and the states three samples.
+    let (w, h, rgb) = pixels(&png_path);
+    let count = |colour: [u8; 3], left: bool, top: bool| {
+        rgb.iter()
+            .enumerate()
+            .filter(|(i, p)| {
+                let (x, y) = ((*i as u32) % w, (*i as u32) / w);
+                **p == colour && (x < w / 2) == left && (y < h / 2) == top
+            })
+            .count()
+    };
+    for (name, colour, left, top) in [
+        ("pages fetched/s", [0, 0, 255], true, true),
+        ("kB fetched/s", [255, 0, 255], true, false),
+    ] {
+        let n = count(colour, left, top);
+        assert!(n >= 12, "{name}: {n} pixels of its colour: an empty chart");
+    }
+    // The time axes: seconds, each label once in each of the four charts.
+    let svg = std::fs::read_to_string(&svg_path).unwrap();
+    let mut labels: std::collections::BTreeMap<String, usize> = Default::default();
+    for piece in svg.split("</text>") {
+        let text = piece.rsplit('>').next().unwrap_or("").trim();
+        let b = text.as_bytes();
+        if b.len() == 8 && b[2] == b':' && b[5] == b':' {
+            *labels.entry(text.to_string()).or_default() += 1;
+        }
+    }
+    let hms = |t: u64| iso(t)[11..19].to_string();
+    assert!(labels.contains_key(&hms(t)), "{labels:?}");
+    assert!(labels.contains_key(&hms(t + 2)), "{labels:?}");
+    assert!(labels.len() >= 2, "{labels:?}");
+    for (label, n) in &labels {
+        assert_eq!(*n, 4, "{label} appears {n} times: {labels:?}");
+    }
 }
 
 #[test]

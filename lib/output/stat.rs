@@ -339,6 +339,11 @@ where
     };
     // Seconds on the axis when the whole span is under ten minutes.
     let seconds = t1 - t0 < 600.0;
+    // No more labels than whole units (seconds, or minutes) in the span,
+    // so no two read the same: 13:39:11 twice would be two ticks half a
+    // second apart, labelled by the second.
+    let unit = if seconds { 1.0 } else { 60.0 };
+    let labels = (((t1 - t0) / unit) as usize).saturating_add(1).clamp(2, 6);
     let hhmm = move |x: &f64| {
         let t = x.max(0.0) as u64;
         if seconds {
@@ -367,10 +372,14 @@ where
     for (area, name, data, color) in single {
         let top = data.iter().map(|p| p.1).fold(0.0, f64::max).max(1.0) * 1.1;
         let top = if name == SERIES_NAMES[1] { 100.0 } else { top };
-        let mut chart = panel(area, name, t0..t1, top, &hhmm, path)?;
-        // One series: the caption names it.
+        let mut chart = panel(area, name, t0..t1, top, (labels, &hhmm), path)?;
+        // One series: the caption names it. A point marks each sample, so
+        // a short history (one rate, between the first two samples) shows.
         chart
             .draw_series(LineSeries::new(data.iter().copied(), color.stroke_width(2)))
+            .map_err(err)?;
+        chart
+            .draw_series(data.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(err)?;
     }
     // Records per state: one line for each state that was ever non-zero.
@@ -385,13 +394,23 @@ where
         .unwrap_or(1)
         .max(1) as f64
         * 1.1;
-    let mut chart = panel(&panels[3], SERIES_NAMES[3], t0..t1, top, &hhmm, path)?;
+    let mut chart = panel(
+        &panels[3],
+        SERIES_NAMES[3],
+        t0..t1,
+        top,
+        (labels, &hhmm),
+        path,
+    )?;
     for s in &states {
         let color = state_colour(*s);
         let data: Vec<(f64, f64)> = rows
             .iter()
             .filter_map(|r| Some((r.time as f64, r.state(*s)? as f64)))
             .collect();
+        chart
+            .draw_series(data.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(err)?;
         chart
             .draw_series(LineSeries::new(data, color.stroke_width(2)))
             .map_err(err)?
@@ -409,14 +428,15 @@ where
     Ok(())
 }
 
-/// One chart of the four: its caption, a time axis in UTC and a value axis
-/// from 0 to `top`, mesh drawn.
+/// One chart of the four: its caption, a time axis in UTC with at most
+/// `labels.0` labels written by `labels.1`, and a value axis from 0 to
+/// `top`, mesh drawn.
 fn panel<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     name: &str,
     x: std::ops::Range<f64>,
     top: f64,
-    hhmm: &dyn Fn(&f64) -> String,
+    labels: (usize, &dyn Fn(&f64) -> String),
     path: &Path,
 ) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>>
 where
@@ -432,8 +452,8 @@ where
         .map_err(err)?;
     chart
         .configure_mesh()
-        .x_labels(6)
-        .x_label_formatter(hhmm)
+        .x_labels(labels.0)
+        .x_label_formatter(labels.1)
         .x_desc("UTC")
         .draw()
         .map_err(err)?;
