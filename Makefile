@@ -13,6 +13,8 @@ UNITDIR = $(DESTDIR)$(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 DEFAULTDIR = $(DESTDIR)$(SYSCONFDIR)/default
 CARGO ?= cargo
+# rustup's cargo, where scripts/install-deps puts it on a new machine.
+export PATH := $(PATH):$(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 PYTHON ?= python3
 VENV = $(CURDIR)/target/venv
 
@@ -34,7 +36,7 @@ CARGO_PROFILE =
 STRIP = -s
 endif
 
-.PHONY: all build test lint bench fuzz install install-files install-user uninstall clean check-units demo venv
+.PHONY: all build test lint bench fuzz install install-files install-user uninstall clean check-units demo venv deps-test deps-demo
 
 all: build
 
@@ -50,8 +52,15 @@ $(VENV)/.warcio:
 	$(VENV)/bin/python3 -m pip install --quiet warcio
 	touch $@
 
-test: venv
+# What the tests need that this machine lacks (Debian packages: nginx,
+# dnsmasq, nats-server, chromium, ...; see scripts/install-deps) is
+# installed first; NLPCRAWL_NO_INSTALL=1 only names it.
+test: deps-test
+	$(MAKE) venv
 	NLPCRAWL_PYTHON=$(VENV)/bin/python3 $(CARGO) test --locked
+
+deps-test:
+	scripts/install-deps test
 
 lint:
 	$(CARGO) fmt --check
@@ -74,9 +83,14 @@ fuzz:
 			-max_total_time=$(FUZZ_SECONDS) -timeout=10 || exit 1; \
 	done
 
-# A small crawl of a generated web on loopback (see scripts/demo).
-demo: build
+# A small crawl of a generated web on loopback (see scripts/demo), after
+# installing what it needs that the machine lacks (nginx, dnsmasq, ...).
+demo: deps-demo
+	$(MAKE) build
 	scripts/demo
+
+deps-demo:
+	scripts/install-deps demo
 
 # Where install takes the binaries from: this tree's target/PROFILE.
 BINSRC ?= target/$(PROFILE)

@@ -770,9 +770,12 @@ fn program(names: &[&str], why: &str) -> PathBuf {
 fn the_search_page_in_a_headless_browser() {
     let chromium = program(
         &["chromium", "chromium-browser"],
-        ".ci/run installs chromium",
+        "make test installs chromium (scripts/install-deps test)",
     );
-    let chromedriver = program(&["chromedriver"], ".ci/run installs chromium-driver");
+    let chromedriver = program(
+        &["chromedriver"],
+        "make test installs chromium-driver (scripts/install-deps test)",
+    );
     let c = small_corpus();
     // A page whose text holds markup, to see it escaped, verified after
     // the index was made (so logged, as nlpc-vrfy logs it).

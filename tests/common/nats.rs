@@ -1,7 +1,8 @@
 //! A NATS cluster with JetStream on loopback, for the cluster tests:
-//! Debian's nats-server (.ci/run installs it; without it a test fails
-//! rather than skips), each server with its own store directory, client,
-//! route and monitoring port. Ready means every server's monitoring
+//! Debian's nats-server (make test installs it, through
+//! scripts/install-deps; without it a test fails rather than skips), each
+//! server with its own store directory, client, route and monitoring port.
+//! Ready means every server's monitoring
 //! endpoint /healthz answers "ok" (JetStream up and in step with its meta
 //! leader), polled with a deadline.
 #![allow(dead_code)]
@@ -20,7 +21,7 @@ pub fn executable() -> PathBuf {
         .iter()
         .map(PathBuf::from)
         .find(|p| p.exists())
-        .expect("nats-server is not installed (apt-get install nats-server; .ci/run does)")
+        .expect("nats-server is not installed (apt-get install nats-server; make test does)")
 }
 
 struct Server {

@@ -101,7 +101,7 @@ impl Web {
         for (prog, pkg) in [("nginx", "nginx-light"), ("dnsmasq", "dnsmasq-base")] {
             assert!(
                 installed(prog),
-                "{prog} is not installed: apt-get install {pkg} (.ci/run does)"
+                "{prog} is not installed: apt-get install {pkg} (make test does)"
             );
         }
         let tmp = tempfile::tempdir().expect("temporary directory");
