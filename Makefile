@@ -36,7 +36,7 @@ CARGO_PROFILE =
 STRIP = -s
 endif
 
-.PHONY: all build test lint bench fuzz install install-files install-user uninstall clean check-units demo venv deps-test deps-demo
+.PHONY: all build test lint lint-commits hooks bench fuzz install install-files install-user uninstall clean check-units demo venv deps-test deps-demo
 
 all: build
 
@@ -62,10 +62,20 @@ test: deps-test
 deps-test:
 	scripts/install-deps test
 
-lint:
+lint: lint-commits
 	$(CARGO) fmt --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
 	mandoc -Tlint -W warning $(MANS)
+
+# Commit subjects of at most 72 characters, a blank line before the body,
+# for commits made after the marker named in scripts/lint-commits.
+lint-commits:
+	scripts/lint-commits --self-test
+	scripts/lint-commits
+
+# The same check on each commit as it is made: a commit-msg hook.
+hooks:
+	git config core.hooksPath scripts/hooks
 
 bench:
 	$(CARGO) bench --locked
