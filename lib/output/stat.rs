@@ -446,6 +446,8 @@ where
     let mut chart = ChartBuilder::on(area)
         .caption(name, ("sans-serif", 20))
         .margin(10)
+        // Room for the last time label, centred on the right edge.
+        .margin_right(30)
         .x_label_area_size(30)
         .y_label_area_size(50)
         .build_cartesian_2d(x, 0.0..top)
