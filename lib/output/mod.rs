@@ -4,7 +4,7 @@
 //! the paragraphs a dump has written (`paragraphs`), the WARC writer and
 //! `stat` (the statistics history as tables and charts).
 //! Read-only but for the export cursors
-//! (`incremental`); uses the stages' filters and everything below.
+//! (`incremental`); uses `run`, `store`, `web` and `document`, not `stage`.
 
 pub mod corpus;
 pub mod dump;

@@ -1,15 +1,17 @@
-//! The stages: one module per daemon, each moving records from its input
-//! states to the next ones.
+//! The stages: a module for each of the five crawling daemons, each moving
+//! records from its input states to the next ones, and `tunnel`, nlpc-scan's
+//! following of rejected pages' links (`--filter-tunnel`).
 //!
-//! | stage     | takes              | gives                                           |
-//! |-----------|--------------------|-------------------------------------------------|
-//! | `scan`    | seeds, VERIFIED    | NEW records; VERIFIED → SCANNED                  |
-//! | `resolve` | NEW                | READY, UNREACH                                  |
-//! | `fetch`   | READY, DIRTY       | FRESH, REJECTED, EXCLUDED, REDIRECT, UNREACH     |
-//! | `vrfy`    | FRESH              | VERIFIED, REJECTED                              |
-//! | `up`      | SCANNED, UNREACH, DEAD | DIRTY, DEAD, GONE                            |
+//! | stage     | takes                                        | gives                                       |
+//! |-----------|----------------------------------------------|---------------------------------------------|
+//! | `scan`    | seeds, VERIFIED                              | NEW records; VERIFIED → SCANNED             |
+//! | `resolve` | NEW                                          | READY, UNREACH                              |
+//! | `fetch`   | READY, DIRTY                                 | FRESH, REJECTED, EXCLUDED, REDIRECT, UNREACH |
+//! | `vrfy`    | FRESH                                        | VERIFIED, REJECTED                          |
+//! | `up`      | SCANNED, REJECTED, EXCLUDED, REDIRECT, UNREACH, DEAD; any with `--force-*` | DIRTY, NEW, DEAD, GONE |
 //!
-//! Uses `run` and everything below it.
+//! Any stage sets a record it fails on aside as QUARANTINED. Uses `run` and
+//! everything below it.
 
 pub mod fetch;
 pub mod resolve;

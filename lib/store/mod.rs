@@ -1,9 +1,13 @@
-//! The store: the one LMDB environment every daemon shares (every LMDB call
-//! is in `db`, `txn`, `due`, `maint` and `shape`; `check` reads data.mdb's pages itself, before
-//! LMDB maps them), the record format and its states, and the files beside the
-//! database: the file cache of current bodies, the archive of earlier
-//! versions, the robots.txt cache, and the wake-up sockets (`wake`). Uses
-//! `web` (URL forms, robots.txt) and `document`.
+//! The store: the one LMDB environment every daemon shares, the record
+//! format and its states, and the files beside the database: the file cache
+//! of current bodies, the archive of earlier versions, the robots.txt
+//! cache, and the wake-up sockets (`wake`). Uses `web` (URL forms,
+//! robots.txt) and `document`.
+//!
+//! Every LMDB call of the project is in this folder, in `db`, `txn`, `due`,
+//! `changes`, `maint`, `shape` and `guard` (tests/lmdb_calls.rs holds this
+//! list to the code); `check` reads data.mdb's pages itself, before LMDB
+//! maps them.
 
 pub mod archive;
 pub mod cache;
