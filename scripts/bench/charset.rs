@@ -11,7 +11,7 @@
 //!     MB/s of sniffing alone over the pages where chardetng guesses.
 //!     The same lines go to FILE (default scripts/bench/charset.txt when
 //!     DIR is the default one, ../devset/extraction-devset beside the
-//!     project); the README's figures come from that file.
+//!     project); doc/BENCHMARKS.md's figures come from that file.
 
 #[path = "devset.rs"]
 mod devset;

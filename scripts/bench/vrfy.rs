@@ -11,7 +11,7 @@
 //!
 //! cargo bench --bench vrfy -- speed | accuracy | dict
 //!     Only the sections named. The speed section's lines are also written
-//!     to scripts/bench/vrfy.txt, the record the README's figures cite.
+//!     to scripts/bench/vrfy.txt, the record doc/BENCHMARKS.md's figures cite.
 //!
 //! NLPC_PROFILE="2 KB" cargo bench --bench vrfy -- profile
 //!     Verifies pages of one size (or every size) in a loop for 10 s each,
@@ -297,7 +297,7 @@ fn main() {
     if wanted("speed") {
         let mut lines = Vec::new();
         speed(&cfg, &rec, &paras, &sets, &mut lines);
-        // The record the README's figures come from.
+        // The record doc/BENCHMARKS.md's figures come from.
         let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/bench/vrfy.txt");
         if let Err(e) = std::fs::write(&out, lines.join("\n") + "\n") {
             eprintln!("vrfy: {}: cannot write: {e}", out.display());
