@@ -36,7 +36,7 @@ CARGO_PROFILE =
 STRIP = -s
 endif
 
-.PHONY: all build test lint lint-commits hooks bench fuzz install install-files install-user uninstall clean check-units demo venv deps-test deps-demo
+.PHONY: all build test lint lint-figures lint-commits hooks bench fuzz install install-files install-user uninstall clean check-units demo venv deps-test deps-demo
 
 all: build
 
@@ -62,10 +62,16 @@ test: deps-test
 deps-test:
 	scripts/install-deps test
 
-lint: lint-commits
+lint: lint-figures lint-commits
 	$(CARGO) fmt --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
 	mandoc -Tlint -W warning $(MANS)
+
+# Every figure of README.md and doc/BENCHMARKS.md is in a results file
+# under scripts/bench (scripts/lint-figures --self-test shows it can fail).
+lint-figures:
+	scripts/lint-figures --self-test
+	scripts/lint-figures
 
 # Commit subjects of at most 72 characters, a blank line before the body,
 # for commits made after the marker named in scripts/lint-commits.
