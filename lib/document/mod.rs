@@ -1,8 +1,8 @@
 //! The document: what a fetched body says, read without the network or the
 //! database. Charsets and decoding, the HTML tokenizer, visible text, main
 //! text, its fingerprints (for duplicates), language identification, the
-//! dictionary, and control characters escaped for output. Uses nothing
-//! else of the library but `error`.
+//! dictionary, words (one split for every use), and control characters
+//! escaped for output. Uses nothing else of the library but `error`.
 
 pub mod charset;
 pub mod dict;
@@ -11,7 +11,7 @@ pub mod escape;
 pub mod extract;
 pub mod fingerprint;
 pub mod lang;
-mod lower;
+pub(crate) mod lower;
 pub mod markup;
 mod swar;
 pub mod text;
