@@ -104,7 +104,7 @@ fn plant_version(c: &Crawl, st: &Store, key: &Key, fetched: u64, body: &[u8]) {
         content_type: "text/html".into(),
         charset: "utf-8".into(),
     };
-    let src = c.tmp.path().join(format!("src-{fetched}"));
+    let src = c.tmp.path().join(format!("src-{}-{fetched}", key.hex()));
     std::fs::write(&src, body).unwrap();
     archive(c).keep(&src, key, fetched, &v.hash).unwrap();
     let mut w = st.write().unwrap();
@@ -664,4 +664,242 @@ fn text_files_hold_the_main_text_a_block_a_line() {
         std::fs::read_to_string(dir.join(&idx[0][0])).unwrap(),
         format!("Tilts būs slēgts\n{p1}\n{p2}\n")
     );
+}
+
+/// A Latvian article page: `nav` is its menu, outside the main text.
+fn article(nav: &str, title: &str, paras: &[&str]) -> String {
+    let ps: String = paras.iter().map(|p| format!("<p>{p}</p>")).collect();
+    format!(
+        "<html><head><meta charset=utf-8><title>{title}</title></head><body>\
+         <nav>{nav}</nav><article><h1>{title}</h1>{ps}</article></body></html>"
+    )
+}
+
+const A1: &str = "Rīgas ostā šonedēļ ienāca lielākais kuģis, kāds tur redzēts pēdējos \
+    gados, un tā kravu izkrāva trīs dienas, jo krāni strādāja arī naktīs un brīvdienās.";
+const A2: &str = "Ostas pārvalde saka, ka šādu kuģu nākamgad būs vairāk, tāpēc piestātnes \
+    padziļinās jau rudenī, un darbi ilgs līdz pavasarim, kad sāksies jaunā navigācija.";
+const D1: &str = "Vidzemes skolās šoruden mācības sāks vairāk bērnu nekā pērn, jo daudzas \
+    ģimenes atgriezās no pilsētām, un skolotāji saka, ka klasēs būs krietni pilnāks.";
+const D2: &str = "Pašvaldības sola, ka autobusi kursēs biežāk, lai bērni paspētu uz stundām \
+    no attālākajiem ciemiem, un vecāki var pieteikties braucieniem jau tagad.";
+
+/// Two URLs on two hosts serving one body, a third page with the same main
+/// text under another menu (an exact duplicate of it, another body) and a
+/// page of its own, verified by nlpc-vrfy, which marks the duplicates.
+/// Returns the URLs and their bodies.
+fn duplicate_corpus(c: &Crawl) -> Vec<(&'static str, Vec<u8>)> {
+    let one = article("<a href=/>Sākums</a>", "Osta", &[A1, A2]).into_bytes();
+    let other = article(
+        "<a href=/>Uz sākumu</a> <a href=/x>Arhīvs</a>",
+        "Osta",
+        &[A1, A2],
+    )
+    .into_bytes();
+    let school = article("<a href=/>Sākums</a>", "Skolas", &[D1, D2]).into_bytes();
+    let pages = vec![
+        ("http://a.test/osta", one.clone()),
+        ("http://b.test/kopija/osta", one),
+        ("http://c.test/osta", other),
+        ("http://a.test/skolas", school),
+    ];
+    let st = c.store();
+    for (u, b) in &pages {
+        plant_page(c, &st, u, State::Fresh, b, |r| r.language.clear());
+    }
+    drop(st);
+    let o = c.run("nlpc-vrfy", &["--once"]);
+    assert_eq!(o.status.code(), Some(0), "nlpc-vrfy: {}", stderr(&o));
+    assert_eq!(
+        urls_in(&c.store(), State::Verified).len(),
+        4,
+        "{}",
+        stderr(&o)
+    );
+    pages
+}
+
+/// The URLs nlpc-vrfy marked as duplicates.
+fn marked(c: &Crawl, urls: &[&str]) -> Vec<String> {
+    let st = c.store();
+    let rd = st.read().unwrap();
+    urls.iter()
+        .filter(|u| {
+            let k = rd.lookup(u).unwrap().unwrap().0;
+            nlpcrawl::store::dups::duplicate_of(&rd, &k)
+                .unwrap()
+                .is_some()
+        })
+        .map(|u| u.to_string())
+        .collect()
+}
+
+#[test]
+fn the_warc_keeps_duplicates_and_revisits_a_body_another_url_served() {
+    let c = Crawl::new();
+    let pages = duplicate_corpus(&c);
+    let urls: Vec<&str> = pages.iter().map(|p| p.0).collect();
+    // nlpc-vrfy saw one text three times: two of them are duplicates, one
+    // of them the page with its own body.
+    let dups = marked(&c, &urls);
+    assert_eq!(dups.len(), 2, "{dups:?}");
+    assert!(dups.contains(&"http://c.test/osta".to_string()), "{dups:?}");
+
+    let warc = c.tmp.path().join("all.warc.gz");
+    let jl = c.tmp.path().join("corpus.jsonl");
+    let wet = c.tmp.path().join("corpus.wet.gz");
+    let text = c.tmp.path().join("text");
+    let log = dump(
+        &c,
+        &[
+            "--warc",
+            warc.to_str().unwrap(),
+            "--jsonl",
+            jl.to_str().unwrap(),
+            "--wet",
+            wet.to_str().unwrap(),
+            "--text",
+            text.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        log.contains("dumped 4 pages, 4 versions (1 revisits),"),
+        "{log}"
+    );
+    assert!(log.contains(", 2 documents, "), "{log}");
+    assert!(log.contains(", 2 duplicates left out"), "{log}");
+
+    // Every page has its record in the WARC file, the duplicates too.
+    let recs = read_back(&warc, true);
+    let captures: Vec<&Value> = recs
+        .iter()
+        .filter(|r| r["type"] == "response" || r["type"] == "revisit")
+        .collect();
+    let mut got: Vec<&str> = captures.iter().map(|r| field(r, "uri")).collect();
+    got.sort();
+    let mut want = urls.clone();
+    want.sort();
+    assert_eq!(got, want);
+    // The one body served by two URLs: a response, then a revisit naming
+    // it, whichever URL came first.
+    let body = &pages[0].1;
+    let same: Vec<&&Value> = captures
+        .iter()
+        .filter(|r| field(r, "payload_digest") == sha1(body))
+        .collect();
+    assert_eq!(same.len(), 2);
+    let (first, rv) = (same[0], same[1]);
+    assert_eq!(field(first, "type"), "response");
+    assert_eq!(b64(field(first, "payload")), *body);
+    assert_eq!(field(rv, "type"), "revisit");
+    assert_ne!(rv["uri"], first["uri"]);
+    assert_eq!(
+        field(rv, "profile"),
+        "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+    );
+    assert_eq!(rv["refers_to"], first["id"]);
+    assert_eq!(rv["refers_to_uri"], first["uri"]);
+    assert_eq!(rv["refers_to_date"], first["date"]);
+    assert_eq!(rv["length"], 0);
+    assert_eq!(rv["status"], "200");
+    // The page marked duplicate with a body of its own: a full response.
+    let other = captures
+        .iter()
+        .find(|r| r["uri"] == "http://c.test/osta")
+        .unwrap();
+    assert_eq!(field(other, "type"), "response");
+    assert_eq!(b64(field(other, "payload")), pages[2].1);
+
+    // The corpus formats leave both duplicates out.
+    let docs: Vec<Value> = std::fs::read_to_string(&jl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut in_corpus: Vec<&str> = docs.iter().map(|d| d["url"].as_str().unwrap()).collect();
+    in_corpus.sort();
+    let mut kept: Vec<&str> = urls
+        .iter()
+        .copied()
+        .filter(|u| !dups.iter().any(|d| d == u))
+        .collect();
+    kept.sort();
+    assert_eq!(in_corpus, kept);
+    let conv: Vec<Value> = read_back(&wet, false)
+        .into_iter()
+        .filter(|r| r["type"] == "conversion")
+        .collect();
+    let mut wet_uris: Vec<&str> = conv.iter().map(|r| field(r, "uri")).collect();
+    wet_uris.sort();
+    assert_eq!(wet_uris, kept);
+    // Each names its page's record in the WARC file, response or revisit.
+    for r in &conv {
+        assert!(
+            captures
+                .iter()
+                .any(|x| x["id"] == r["refers_to"] && x["uri"] == r["uri"]),
+            "{r}"
+        );
+    }
+    let mut files: Vec<String> = index(&text).into_iter().map(|l| l[1].clone()).collect();
+    files.sort();
+    assert_eq!(files, kept);
+
+    // A WARC file alone leaves nothing out; --duplicates puts them back
+    // in the corpus formats.
+    let log = dump(&c, &["--warc", warc.to_str().unwrap()]);
+    assert!(
+        log.contains("dumped 4 pages, 4 versions (1 revisits),"),
+        "{log}"
+    );
+    assert!(log.contains(", 0 duplicates left out"), "{log}");
+    let log = dump(&c, &["--jsonl", jl.to_str().unwrap(), "--duplicates"]);
+    assert!(log.contains(", 4 documents, "), "{log}");
+}
+
+#[test]
+fn an_archived_version_repeating_another_pages_body_is_a_revisit() {
+    let c = Crawl::new();
+    let st = c.store();
+    let a = plant_page(&c, &st, "http://a.test/x", State::Scanned, b"one", |_| {});
+    let b = plant_page(&c, &st, "http://b.test/y", State::Scanned, b"two", |_| {});
+    // Each page once served what the other serves now, and "one" again
+    // on b before that.
+    plant_version(&c, &st, &a, T1, b"two");
+    plant_version(&c, &st, &b, T1, b"one");
+    plant_version(&c, &st, &b, T2, b"three");
+    drop(st);
+    let warc = c.tmp.path().join("h.warc.gz");
+    let log = dump(&c, &["--archived", "--warc", warc.to_str().unwrap()]);
+    assert!(
+        log.contains("dumped 2 pages, 5 versions (2 revisits),"),
+        "{log}"
+    );
+    // Whatever order the pages come in, the first record of each body is
+    // its response and every later one a revisit of it.
+    let recs = read_back(&warc, true);
+    let mut first: HashMap<String, &Value> = HashMap::new();
+    let mut revisits = 0;
+    for r in recs
+        .iter()
+        .filter(|r| r["type"] == "response" || r["type"] == "revisit")
+    {
+        let d = field(r, "payload_digest").to_string();
+        match first.get(&d) {
+            None => {
+                assert_eq!(field(r, "type"), "response", "{r}");
+                assert_eq!(field(r, "sha1"), d);
+                first.insert(d, r);
+            }
+            Some(f) => {
+                assert_eq!(field(r, "type"), "revisit", "{r}");
+                assert_eq!(r["refers_to"], f["id"]);
+                assert_eq!(r["refers_to_uri"], f["uri"]);
+                assert_eq!(r["refers_to_date"], f["date"]);
+                revisits += 1;
+            }
+        }
+    }
+    assert_eq!(revisits, 2);
+    assert_eq!(first.len(), 3);
 }

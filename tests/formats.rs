@@ -14,7 +14,6 @@ use nlpcrawl::run::clock;
 use nlpcrawl::store::record::{Record, State};
 use nlpcrawl::store::Store;
 use serde_json::Value;
-use unicode_segmentation::UnicodeSegmentation;
 
 const P1: &str = "Rīgā šonedēļ sāka atjaunot veco tiltu pār Daugavu, un darbi, kā sola \
     būvnieki, ilgs līdz rudenim, jo pēc ziemas ir jāpārbauda visi balsti un arī \
@@ -293,21 +292,13 @@ fn wet_conversions_refer_to_the_responses_of_a_warc_written_apart() {
     assert_eq!(seen, ["http://lv.test/ezers", "http://lv.test/tilts"]);
 }
 
-/// An attribute value of a vertical-text tag, unescaped; fails on a raw
-/// `<`, `>` or `&` that starts no entity.
-fn attr(tag: &str, name: &str) -> String {
-    let start = format!(" {name}=\"");
-    let i = tag
-        .find(&start)
-        .unwrap_or_else(|| panic!("no {name} in {tag}"))
-        + start.len();
-    let end = tag[i..].find('"').expect("closing quote") + i;
-    let raw = &tag[i..end];
-    assert!(!raw.contains(['<', '>']), "raw bracket in {tag}");
-    unescape(raw)
-}
-
+/// A value of a vertical file unescaped; fails on a raw `<`, `>` or
+/// control character, and on an `&` that starts no entity.
 fn unescape(s: &str) -> String {
+    assert!(
+        !s.contains(['<', '>']) && !s.chars().any(char::is_control),
+        "raw markup or control character in {s:?}"
+    );
     let mut out = String::new();
     let mut rest = s;
     while let Some(i) = rest.find('&') {
@@ -318,7 +309,7 @@ fn unescape(s: &str) -> String {
             "&lt;" => "<",
             "&gt;" => ">",
             "&quot;" => "\"",
-            other => panic!("unknown entity {other}"),
+            other => panic!("unknown entity {other} in {s:?}"),
         });
         rest = &rest[e + 1..];
     }
@@ -326,64 +317,201 @@ fn unescape(s: &str) -> String {
     out
 }
 
-/// A document of a vertical file: its `<doc>` tag and its paragraphs, each
-/// with its type and its text put back together from the tokens and glue.
-struct VertDoc {
-    tag: String,
-    tokens: usize,
-    paras: Vec<(String, String)>,
+/// The name and attributes of a structure's opening tag, values
+/// unescaped: `<name k="v" ...>` and nothing else.
+fn tag(line: &str) -> (String, Vec<(String, String)>) {
+    let inner = line
+        .strip_prefix('<')
+        .and_then(|l| l.strip_suffix('>'))
+        .unwrap_or_else(|| panic!("not a tag: {line:?}"));
+    let (name, mut rest) = inner.split_once(' ').unwrap_or((inner, ""));
+    let mut attrs = Vec::new();
+    while !rest.is_empty() {
+        let (k, after) = rest
+            .split_once("=\"")
+            .unwrap_or_else(|| panic!("bad attribute in {line:?}"));
+        assert!(
+            !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+            "bad attribute name {k:?} in {line:?}"
+        );
+        let (v, after) = after
+            .split_once('"')
+            .unwrap_or_else(|| panic!("unclosed value in {line:?}"));
+        attrs.push((k.to_string(), unescape(v)));
+        rest = match after.strip_prefix(' ') {
+            Some(r) => r,
+            None => {
+                assert!(after.is_empty(), "junk after a value in {line:?}");
+                after
+            }
+        };
+    }
+    (name.to_string(), attrs)
 }
 
-/// Checks the structure of a vertical file and reads its documents.
+fn attr<'a>(attrs: &'a [(String, String)], k: &str) -> &'a str {
+    attrs
+        .iter()
+        .find(|(n, _)| n == k)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_else(|| panic!("no {k} in {attrs:?}"))
+}
+
+/// A token line and whether a `<g/>` glued it to the token before.
+type Tok = (String, bool);
+
+/// A `<p>` of a vertical file: its attributes and sentences.
+struct VertPara {
+    attrs: Vec<(String, String)>,
+    sentences: Vec<Vec<Tok>>,
+}
+
+impl VertPara {
+    /// The text put back together: tokens parted by a space unless glued.
+    fn text(&self) -> String {
+        let mut t = String::new();
+        for (tok, glued) in self.sentences.iter().flatten() {
+            if !t.is_empty() && !glued {
+                t.push(' ');
+            }
+            t.push_str(tok);
+        }
+        t
+    }
+
+    fn tokens(&self) -> Vec<&str> {
+        self.sentences
+            .iter()
+            .flatten()
+            .map(|t| t.0.as_str())
+            .collect()
+    }
+}
+
+/// A `<doc>` of a vertical file.
+struct VertDoc {
+    attrs: Vec<(String, String)>,
+    paras: Vec<VertPara>,
+}
+
+/// The attributes of `<doc>` and `<p>`, in order, as nlpc-dump(1) lists
+/// them for cwb-encode.
+const DOC_ATTRS: [&str; 11] = [
+    "url",
+    "final_url",
+    "title",
+    "domain",
+    "fetched",
+    "crawl_date",
+    "lang",
+    "lang_conf",
+    "charset",
+    "dict_ratio",
+    "duplicate_of",
+];
+const P_ATTRS: [&str; 2] = ["type", "heading"];
+
+/// Checks the whole structure of a vertical file and reads its documents:
+/// every `<s>` in a `<p>` in a `<doc>`, each closed where it must be, no
+/// structure empty, the attributes those of the manual and escaped, glue
+/// only between two tokens of a sentence, and each token line one token
+/// with no markup, control character or white space at its ends (inside
+/// only in a number in groups of three digits).
 fn read_vert(text: &str) -> Vec<VertDoc> {
     let mut docs: Vec<VertDoc> = Vec::new();
-    let (mut in_doc, mut in_p, mut glue) = (false, false, false);
+    let (mut in_doc, mut in_p, mut in_s, mut glue) = (false, false, false, false);
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "no line break at the end"
+    );
     for l in text.lines() {
-        if l.starts_with("<doc ") && l.ends_with('>') {
-            assert!(!in_doc, "<doc> inside <doc>");
-            in_doc = true;
-            docs.push(VertDoc {
-                tag: l.to_string(),
-                tokens: 0,
-                paras: Vec::new(),
-            });
-        } else if l == "</doc>" {
-            assert!(in_doc && !in_p, "</doc> out of place");
-            in_doc = false;
-        } else if l.starts_with("<p type=\"") && l.ends_with("\">") {
-            assert!(in_doc && !in_p, "<p> outside <doc> or inside <p>");
-            in_p = true;
-            let ty = attr(l, "type");
-            docs.last_mut().unwrap().paras.push((ty, String::new()));
-        } else if l == "</p>" {
-            assert!(in_p, "</p> without <p>");
-            in_p = false;
-        } else if l == "<g/>" {
-            assert!(in_p, "glue outside <p>");
-            glue = true;
-        } else {
-            assert!(in_p, "token outside <p>: {l:?}");
-            assert!(!l.is_empty() && !l.contains(char::is_whitespace), "{l:?}");
-            assert!(!l.contains(['<', '>']), "raw bracket in token line {l:?}");
-            let d = docs.last_mut().unwrap();
-            d.tokens += 1;
-            let p = &mut d.paras.last_mut().unwrap().1;
-            if !p.is_empty() && !glue {
-                p.push(' ');
+        match l {
+            "</doc>" => {
+                assert!(in_doc && !in_p, "</doc> out of place");
+                in_doc = false;
             }
-            p.push_str(&unescape(l));
-            glue = false;
+            "</p>" => {
+                assert!(in_p && !in_s, "</p> out of place");
+                assert!(
+                    !docs
+                        .last()
+                        .unwrap()
+                        .paras
+                        .last()
+                        .unwrap()
+                        .sentences
+                        .is_empty(),
+                    "a <p> without a sentence"
+                );
+                in_p = false;
+            }
+            "<s>" => {
+                assert!(in_p && !in_s, "<s> outside <p> or inside <s>");
+                in_s = true;
+                let p = docs.last_mut().unwrap().paras.last_mut().unwrap();
+                p.sentences.push(Vec::new());
+            }
+            "</s>" => {
+                assert!(in_s && !glue, "</s> out of place or after glue");
+                let p = docs.last().unwrap().paras.last().unwrap();
+                assert!(!p.sentences.last().unwrap().is_empty(), "an empty <s>");
+                in_s = false;
+            }
+            "<g/>" => {
+                assert!(in_s && !glue, "glue outside a sentence or twice");
+                let p = docs.last().unwrap().paras.last().unwrap();
+                assert!(!p.sentences.last().unwrap().is_empty(), "glue first in <s>");
+                glue = true;
+            }
+            l if l.starts_with("<doc ") => {
+                assert!(!in_doc, "<doc> inside <doc>");
+                let (_, attrs) = tag(l);
+                let names: Vec<&str> = attrs.iter().map(|a| a.0.as_str()).collect();
+                assert_eq!(names, DOC_ATTRS, "{l}");
+                in_doc = true;
+                docs.push(VertDoc {
+                    attrs,
+                    paras: Vec::new(),
+                });
+            }
+            l if l.starts_with("<p ") => {
+                assert!(in_doc && !in_p, "<p> outside <doc> or inside <p>");
+                let (_, attrs) = tag(l);
+                let names: Vec<&str> = attrs.iter().map(|a| a.0.as_str()).collect();
+                assert_eq!(names, P_ATTRS, "{l}");
+                in_p = true;
+                docs.last_mut().unwrap().paras.push(VertPara {
+                    attrs,
+                    sentences: Vec::new(),
+                });
+            }
+            l => {
+                assert!(in_s, "token outside <s>: {l:?}");
+                let t = unescape(l);
+                assert!(!t.is_empty(), "an empty token line");
+                assert_eq!(t.trim(), t, "white space at a token's end");
+                if t.contains(char::is_whitespace) {
+                    // Only a number in groups of three digits.
+                    let groups: Vec<&str> = t.split([' ', '\u{a0}', '\u{202f}']).collect();
+                    assert!(
+                        groups[0].len() <= 3
+                            && groups
+                                .iter()
+                                .all(|g| g.bytes().all(|b| b.is_ascii_digit() || b == b','))
+                            && groups[1..]
+                                .iter()
+                                .all(|g| g.get(..3).is_some_and(|d| d.len() == 3)),
+                        "white space inside token {t:?}"
+                    );
+                }
+                let p = docs.last_mut().unwrap().paras.last_mut().unwrap();
+                p.sentences.last_mut().unwrap().push((t, glue));
+                glue = false;
+            }
         }
     }
-    assert!(!in_doc && !in_p, "unclosed structure at the end");
+    assert!(!in_doc && !in_p && !in_s, "unclosed structure at the end");
     docs
-}
-
-/// Words by Unicode word boundaries, white space left out.
-fn word_count(s: &str) -> usize {
-    s.split_word_bounds()
-        .filter(|w| !w.chars().all(char::is_whitespace))
-        .count()
 }
 
 #[test]
@@ -406,36 +534,193 @@ fn vertical_text_is_well_formed_and_holds_every_word() {
     assert_eq!(docs.len(), 2);
     let st = c.store();
     for d in &docs {
-        let url = attr(&d.tag, "url");
+        let url = attr(&d.attrs, "url").to_string();
         let r = record(&st, &url);
-        assert_eq!(attr(&d.tag, "lang"), r.language);
-        assert_eq!(attr(&d.tag, "fetched"), clock::iso8601(r.fetched));
-        assert_eq!(attr(&d.tag, "duplicate_of"), "");
-        // Every word of the text, and the text again from the tokens.
-        assert_eq!(d.tokens, word_count(&want[url.as_str()]), "{url}");
+        assert_eq!(attr(&d.attrs, "lang"), r.language);
+        let fetched = clock::iso8601(r.fetched);
+        assert_eq!(attr(&d.attrs, "fetched"), fetched);
+        assert_eq!(attr(&d.attrs, "crawl_date"), &fetched[..10]);
+        assert_eq!(attr(&d.attrs, "domain"), "lv.test");
+        assert_eq!(attr(&d.attrs, "duplicate_of"), "");
+        assert_eq!(
+            milli(&Value::from(
+                attr(&d.attrs, "lang_conf").parse::<f64>().unwrap()
+            )),
+            r.lang_conf
+        );
+        // Every word of the text, and the text again from the tokens: a
+        // heading, then paragraphs of one sentence each.
         let paras: Vec<&str> = want[url.as_str()].split("\n\n").collect();
-        let got: Vec<&str> = d.paras.iter().map(|p| p.1.as_str()).collect();
+        let got: Vec<String> = d.paras.iter().map(VertPara::text).collect();
         assert_eq!(got, paras);
-        assert_eq!(d.paras[0].0, "heading");
-        assert!(d.paras[1..].iter().all(|p| p.0 == "text"));
+        assert!(d.paras.iter().all(|p| p.sentences.len() == 1), "{url}");
+        assert_eq!(attr(&d.paras[0].attrs, "type"), "heading");
+        assert_eq!(attr(&d.paras[0].attrs, "heading"), "1");
+        for p in &d.paras[1..] {
+            assert_eq!(attr(&p.attrs, "type"), "text");
+            assert_eq!(attr(&p.attrs, "heading"), "0");
+        }
     }
     // The title's quotes, ampersand and brackets escaped in the tag.
     let tilts = docs
         .iter()
-        .find(|d| attr(&d.tag, "url") == "http://lv.test/tilts")
+        .find(|d| attr(&d.attrs, "url") == "http://lv.test/tilts")
         .unwrap();
     assert!(
-        tilts
-            .tag
-            .contains(" title=\"Tilts &amp; &quot;prāmis&quot; &lt;ziņas&gt;\""),
-        "{}",
-        tilts.tag
+        text.contains(" title=\"Tilts &amp; &quot;prāmis&quot; &lt;ziņas&gt;\" "),
+        "{text}"
     );
-    assert_eq!(attr(&tilts.tag, "title"), TITLE);
+    assert_eq!(attr(&tilts.attrs, "title"), TITLE);
     // Punctuation is a token of its own, glued to the word before it.
     assert!(text.contains("\nDaugavu\n<g/>\n,\n"), "{text}");
     // The same documents as the JSON Lines of the same run.
     assert_eq!(jsonl(&js).len(), docs.len());
+    // The attributes as the manual declares them for cwb-encode.
+    let man =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("man/nlpc-dump.1"))
+            .unwrap();
+    for decl in [
+        format!("-S doc:0+{}", DOC_ATTRS.join("+")),
+        format!("-S p:0+{}", P_ATTRS.join("+")),
+    ] {
+        assert!(
+            man.contains(&format!(".Ql {decl}")),
+            "{decl} not in nlpc-dump(1)"
+        );
+    }
+}
+
+/// The cases of Latvian tokenisation in one page: ordinals, numbers in
+/// groups, abbreviations, initials, a hyphenated word, a decimal, runs of
+/// marks, a URL and an e-mail address, a number ending a sentence.
+const CASES: [&str; 3] = [
+    "Rīgā 2024. gada 1. maijā dzīvoja 605 000 cilvēku, bet visā valstī ap 1 900 000, \
+     t.i., vairāk nekā pirms gada, un to rāda arī citi dati, piem., skolu u.c. iestāžu \
+     skaitļi.",
+    "Vai tiešām tā ir?! Jā, jo Austrumeiropas-Baltijas biedrība to pārbaudīja jau \
+     1990. gadā, kad J. Kalniņš sāka rakstīt savu pirmo e-pastu par to.",
+    "Vidējais rādītājs ir 3,14 un tas ir labi. Pirmo reizi tas notika 2019. Tagad par \
+     to var lasīt www.piemers.lv vai rakstīt uz info@piemers.lv, kur ir arī viss cits utt.",
+];
+
+#[test]
+fn vertical_text_cuts_latvian_as_the_treebank_does() {
+    let c = Crawl::new();
+    let st = c.store();
+    let html = page("Skaitļi &amp; fakti", "Skaitļi un fakti", &CASES);
+    plant_fresh(&c, &st, "http://lv.test/skaitli", "utf-8", html.as_bytes());
+    drop(st);
+    verify(&c, 0);
+    let out = c.tmp.path().join("cases.vert");
+    dump(&c, &["--vert", out.to_str().unwrap()]);
+    let docs = read_vert(&std::fs::read_to_string(&out).unwrap());
+    assert_eq!(docs.len(), 1);
+    let d = &docs[0];
+    assert_eq!(attr(&d.attrs, "title"), "Skaitļi & fakti");
+    assert_eq!(d.paras.len(), 4);
+    // Nothing lost: the paragraphs again from the tokens.
+    let got: Vec<String> = d.paras[1..].iter().map(VertPara::text).collect();
+    assert_eq!(got, CASES);
+    let sentences = |p: &VertPara| -> Vec<Vec<String>> {
+        p.sentences
+            .iter()
+            .map(|s| s.iter().map(|t| t.0.clone()).collect())
+            .collect()
+    };
+    assert_eq!(
+        d.paras[1].tokens(),
+        [
+            "Rīgā",
+            "2024.",
+            "gada",
+            "1.",
+            "maijā",
+            "dzīvoja",
+            "605 000",
+            "cilvēku",
+            ",",
+            "bet",
+            "visā",
+            "valstī",
+            "ap",
+            "1 900 000",
+            ",",
+            "t.i.",
+            ",",
+            "vairāk",
+            "nekā",
+            "pirms",
+            "gada",
+            ",",
+            "un",
+            "to",
+            "rāda",
+            "arī",
+            "citi",
+            "dati",
+            ",",
+            "piem.",
+            ",",
+            "skolu",
+            "u.c.",
+            "iestāžu",
+            "skaitļi",
+            "."
+        ]
+    );
+    // One sentence: not ended after an abbreviation or an ordinal.
+    assert_eq!(d.paras[1].sentences.len(), 1);
+    let s2 = sentences(&d.paras[2]);
+    assert_eq!(s2.len(), 2, "{s2:?}");
+    assert_eq!(s2[0], ["Vai", "tiešām", "tā", "ir", "?!"]);
+    // "?!" is glued to the word before it.
+    assert!(d.paras[2].sentences[0][4].1);
+    for t in [
+        "Austrumeiropas-Baltijas",
+        "1990.",
+        "J.",
+        "Kalniņš",
+        "e-pastu",
+    ] {
+        assert!(s2[1].iter().any(|x| x == t), "{t} in {:?}", s2[1]);
+    }
+    let s3 = sentences(&d.paras[3]);
+    assert_eq!(
+        s3,
+        [
+            vec![
+                "Vidējais",
+                "rādītājs",
+                "ir",
+                "3,14",
+                "un",
+                "tas",
+                "ir",
+                "labi",
+                "."
+            ],
+            vec!["Pirmo", "reizi", "tas", "notika", "2019", "."],
+            vec![
+                "Tagad",
+                "par",
+                "to",
+                "var",
+                "lasīt",
+                "www.piemers.lv",
+                "vai",
+                "rakstīt",
+                "uz",
+                "info@piemers.lv",
+                ",",
+                "kur",
+                "ir",
+                "arī",
+                "viss",
+                "cits",
+                "utt."
+            ]
+        ]
+    );
 }
 
 #[test]

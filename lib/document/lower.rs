@@ -1,9 +1,11 @@
-//! Lowercasing that the dictionary and the pages share, character by
-//! character, and the lowercase of each two-byte character of UTF-8
-//! (U+0080 to U+07FF: Latin, Greek, Cyrillic and more), in UTF-8, with what the word splits
-//! ask of it, in one table: a word's letters past ASCII are lowercased by
-//! their bytes, without decoding them to a `char`, asking `lowercase_of`
-//! and encoding the result again.
+//! Lowercasing that the dictionary, the pages and the index share:
+//! character by character (the index adds the one rule of context, a
+//! final sigma, in `search::words`), and the lowercase of each two-byte
+//! character of UTF-8 (U+0080 to U+07FF: Latin, Greek, Cyrillic and
+//! more), in UTF-8, with what the word splits ask of it, in one table:
+//! a word's letters past ASCII are lowercased by their bytes, without
+//! decoding them to a `char`, asking `lowercase_of` and encoding the
+//! result again.
 
 use std::sync::LazyLock;
 

@@ -1,5 +1,8 @@
 //! Words: UAX #29 word boundaries (a fast path for the scripts of our
-//! languages, checked against `unicode-segmentation`).
+//! languages, checked against `unicode-segmentation`). The suite's one
+//! word split: the stop words, dictionary ratio and fingerprints of
+//! nlpc-vrfy, the index's words (`search::words`) and the tokens of
+//! vertical text (`document::tokens`) all take their words from here.
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -72,6 +75,17 @@ pub(crate) fn class(c: char) -> Option<Wb> {
 /// mark after white space, which UAX #29 joins to the space, is not.
 pub fn for_each_word<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
     words(text, |w, _| f(w));
+}
+
+/// Calls `f` with the byte offset in `text` and the text of each word of
+/// `text`, as [`for_each_word`] finds them: the one split of the suite,
+/// which the index (`search::words`) and the tokens of vertical text
+/// (`document::tokens`) take their words from.
+pub fn word_indices<'t>(text: &'t str, mut f: impl FnMut(usize, &'t str)) {
+    // Every word is a slice of `text`, so its offset is the distance
+    // between their starts.
+    let base = text.as_ptr() as usize;
+    words(text, |w, _| f(w.as_ptr() as usize - base, w));
 }
 
 /// What the segmenter learned about a word on the way.

@@ -7,6 +7,11 @@
 //! cache is not versioned, so every body is checked against the hash the
 //! snapshot holds; a body nlpc-fetch replaced since is read from the
 //! archive, where nlpc-fetch keeps it before replacing it.
+//!
+//! The WARC file records every version of every selected page; a body it
+//! holds already, of this page or another, is written as a revisit. Pages
+//! marked as duplicates are left out of the text tree and the corpus
+//! formats only ([`exported`]).
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, ErrorKind, Write};
@@ -20,7 +25,7 @@ use crate::output::file::Output;
 use crate::output::formats::{self, Formats};
 use crate::output::incremental::Incremental;
 use crate::output::paragraphs::Seen;
-use crate::output::warc::{self, Writer};
+use crate::output::warc::{self, Payloads, Writer};
 use crate::run::clock;
 use crate::run::options::Parsed;
 use crate::store::archive::{self, Archive, Version};
@@ -53,7 +58,8 @@ pub struct Config {
     /// `--cursor`: only records changed since the last export with this
     /// cursor, which the dump then advances.
     pub cursor: Option<String>,
-    /// `--duplicates`: exact and near duplicates too.
+    /// `--duplicates`: exact and near duplicates in the corpus formats
+    /// too (the WARC file always has them).
     pub duplicates: bool,
     /// `--dedup-paragraphs`: paragraphs written once are left out of later
     /// texts (`output::paragraphs`).
@@ -136,7 +142,8 @@ pub struct Report {
     pub documents: usize,
     /// Records skipped as exported already by the cursor.
     pub skipped: usize,
-    /// Pages left out as duplicates of a page in the corpus.
+    /// Pages left out of the corpus formats as duplicates of a page in the
+    /// corpus (the WARC file has them).
     pub duplicates: usize,
 }
 
@@ -242,9 +249,14 @@ struct WarcSink {
     w: Writer<BufWriter<Box<dyn Write>>>,
     out: Option<Output>,
     info_id: String,
-    /// The versions of the current record already written in full: hash,
-    /// record id and date, for revisits.
-    written: Vec<([u8; 32], String, String)>,
+    /// The payloads written in full so far, for revisits.
+    payloads: Payloads,
+}
+
+/// The WARC-Date of a version: when it was fetched, or when the record
+/// last changed if that is unknown.
+fn warc_date(fetched: u64, rec: &Record) -> String {
+    clock::iso8601(if fetched != 0 { fetched } else { rec.changed })
 }
 
 impl WarcSink {
@@ -259,10 +271,12 @@ impl WarcSink {
             w: Writer::new(BufWriter::with_capacity(1 << 20, file)),
             out,
             info_id: warc::record_id(),
-            written: Vec::new(),
+            payloads: Payloads::default(),
         };
         let fields = warc::info_fields(&s.info_id, s.out.is_some().then_some(path));
-        let mut desc = String::from("pages verified by nlpcrawl, from its file cache");
+        let mut desc = String::from(
+            "every page verified by nlpcrawl, from its file cache, duplicates included",
+        );
         if cfg.archived {
             desc.push_str(", with their archived versions");
         }
@@ -290,16 +304,28 @@ impl WarcSink {
             .map_err(|e| Error::io(path, "cannot write WARC", e))
     }
 
-    /// Writes a request and a response, or a revisit when an earlier
-    /// version of the same page had the same body. Returns true for a
-    /// revisit.
-    fn version(&mut self, it: &Item<'_>, body: &[u8], path: &Path) -> Result<bool> {
+    /// The URL and WARC-Date of the response that first held a payload,
+    /// as written: the record is read from the same snapshot. None when
+    /// the snapshot has no such record, which cannot happen.
+    fn first_of(
+        rd: &Read<'_>,
+        it: &Item<'_>,
+        first: &warc::First,
+    ) -> Result<Option<(String, String)>> {
+        if first.key == *it.key {
+            return Ok(Some((it.rec.url.clone(), warc_date(first.fetched, it.rec))));
+        }
+        Ok(rd
+            .get(&first.key)?
+            .map(|r| (r.url.clone(), warc_date(first.fetched, &r))))
+    }
+
+    /// Writes a request and a response, or a revisit when a version
+    /// written earlier in the file (of this page or another) had the same
+    /// body. Returns true for a revisit.
+    fn version(&mut self, rd: &Read<'_>, it: &Item<'_>, body: &[u8], path: &Path) -> Result<bool> {
         let url = &it.rec.url;
-        let date = clock::iso8601(if it.v.fetched != 0 {
-            it.v.fetched
-        } else {
-            it.rec.changed
-        });
+        let date = warc_date(it.v.fetched, it.rec);
         // Derived, not random: a WET file's WARC-Refers-To names it.
         let id = warc::version_id(it.key, it.v.fetched, &it.v.hash);
         let head = response_head(it.rec, &it.v, it.current);
@@ -315,11 +341,14 @@ impl WarcSink {
         }
         fields.push(("WARC-Payload-Digest", payload));
         fields.push(("Content-Type", "application/http; msgtype=response".into()));
-        let earlier = self
-            .written
-            .iter()
-            .find(|(h, _, _)| *h == it.v.hash)
-            .cloned();
+        let this = warc::First {
+            key: *it.key,
+            fetched: it.v.fetched,
+        };
+        let earlier = match self.payloads.first_or_remember(&it.v.hash, this) {
+            Some(f) => Self::first_of(rd, it, &f)?.map(|(u, d)| (f, u, d)),
+            None => None,
+        };
         let req = request(url);
         let req_fields = vec![
             ("WARC-Record-ID", warc::record_id()),
@@ -331,17 +360,19 @@ impl WarcSink {
         ];
         self.record("request", &req_fields, &[&req], path)?;
         match earlier {
-            Some((_, ref_id, ref_date)) => {
+            Some((f, ref_url, ref_date)) => {
                 fields.push(("WARC-Profile", warc::IDENTICAL_PAYLOAD.into()));
-                fields.push(("WARC-Refers-To", ref_id));
-                fields.push(("WARC-Refers-To-Target-URI", url.clone()));
+                fields.push((
+                    "WARC-Refers-To",
+                    warc::version_id(&f.key, f.fetched, &it.v.hash),
+                ));
+                fields.push(("WARC-Refers-To-Target-URI", ref_url));
                 fields.push(("WARC-Refers-To-Date", ref_date));
                 self.record("revisit", &fields, &[&head], path)?;
                 Ok(true)
             }
             None => {
                 self.record("response", &fields, &[&head, body], path)?;
-                self.written.push((it.v.hash, id, date));
                 Ok(false)
             }
         }
@@ -570,10 +601,11 @@ fn sync_tree(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Whether a selected record is exported: not when it is an exact or near
+/// Whether a selected record goes to the corpus formats (the text tree,
+/// JSON Lines, vertical text, WET): not when it is an exact or near
 /// duplicate of a page in the corpus (`store::dups`), unless
-/// `--duplicates` asks for those too. Every output format goes through
-/// this one test.
+/// `--duplicates` asks for those too. Every corpus format goes through
+/// this one test; the WARC file takes every record.
 pub fn exported(rd: &Read<'_>, key: &Key, rec: &Record, cfg: &Config) -> Result<bool> {
     if cfg.duplicates {
         return Ok(true);
@@ -625,8 +657,14 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
         if !inc.wanted(&key, &rec) {
             return Ok(true);
         }
-        if !exported(&rd, &key, &rec, cfg)? {
+        // A duplicate is left out of the corpus formats, not out of the
+        // WARC file, which records every capture.
+        let corpus = sinks.text.is_some() || sinks.formats.any();
+        let in_corpus = exported(&rd, &key, &rec, cfg)?;
+        if !in_corpus && corpus {
             rep.duplicates += 1;
+        }
+        if !in_corpus && sinks.warc.is_none() {
             return Ok(true);
         }
         let mut items: Vec<Item<'_>> = Vec::new();
@@ -649,9 +687,6 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
             v: Version::of(&rec),
             current: true,
         });
-        if let Some(s) = sinks.warc.as_mut() {
-            s.written.clear();
-        }
         let mut any = false;
         for it in &items {
             let body = if it.v.hash == [0; 32] {
@@ -670,13 +705,13 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
                 continue;
             };
             if let Some(s) = sinks.warc.as_mut() {
-                if s.version(it, &body, &warc_path)? {
+                if s.version(&rd, it, &body, &warc_path)? {
                     rep.revisits += 1;
                 }
             }
             // Decoded and extracted once for the text tree and the
             // corpus formats alike.
-            let doc = if sinks.text.is_some() || sinks.formats.any() {
+            let doc = if corpus && in_corpus {
                 let dup = corpus::duplicate_of(&rd, it.key)?;
                 corpus::document(it.rec, &it.v, it.current, &body, dup)
             } else {

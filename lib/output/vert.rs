@@ -1,45 +1,23 @@
 //! Vertical text, the input of corpus query systems (Sketch Engine,
-//! NoSketch Engine, CWB): one token a line, inside `<doc ...>` and
-//! `<p type="...">` structures (`nlpc-dump --vert`; the format in
-//! nlpc-dump(1)).
+//! NoSketch Engine, CWB): one token a line, in `<s>` sentences inside
+//! `<p>` blocks inside `<doc>` documents, with the metadata corpus builders
+//! publish on each (`nlpc-dump --vert`; the format in nlpc-dump(1)).
 //!
-//! Tokens are the segments between Unicode word boundaries (UAX #29) that
-//! hold something other than white space: words, numbers and each
-//! punctuation mark. Between two tokens that no white space parted stands
-//! a `<g/>` line (glue), so the text can be put back together.
+//! Tokens and sentences are those of `document::tokens`, which cuts
+//! Latvian as the Universal Dependencies Latvian treebank does. Between two
+//! tokens that no white space parted stands a `<g/>` line (glue), so the
+//! text can be put back together.
 
 use std::path::Path;
 
-use unicode_segmentation::UnicodeSegmentation;
-
 use crate::document::escape::is_control;
 use crate::document::extract::BlockKind;
+use crate::document::tokens::sentences;
 use crate::error::Result;
 use crate::output::corpus::Document;
 use crate::output::file::Dest;
 use crate::run::clock;
-
-/// True for a segment that is no token: white space and control
-/// characters only.
-fn is_space(seg: &str) -> bool {
-    seg.chars().all(|c| c.is_whitespace() || is_control(c))
-}
-
-/// The tokens of `text`, each with whether it is glued to the one before
-/// (no white space between them).
-pub fn tokens(text: &str) -> Vec<(&str, bool)> {
-    let mut out = Vec::new();
-    let mut glued = false;
-    for seg in text.split_word_bounds() {
-        if is_space(seg) {
-            glued = false;
-            continue;
-        }
-        out.push((seg, glued && !out.is_empty()));
-        glued = true;
-    }
-    out
-}
+use crate::web::url::host_of;
 
 /// A token line: `&`, `<` and `>` as entities, so no token reads as
 /// markup.
@@ -72,7 +50,7 @@ pub fn escape_attr(v: &str) -> String {
     out
 }
 
-/// The `type` of a `<p>`.
+/// The `type` of a `<p>`: the extractor's class of the block.
 fn p_type(k: BlockKind) -> &'static str {
     match k {
         BlockKind::Heading => "heading",
@@ -81,27 +59,10 @@ fn p_type(k: BlockKind) -> &'static str {
     }
 }
 
-/// One document in vertical text.
-pub fn document(d: &Document) -> String {
-    let mut s = String::new();
-    let conf = d.lang_conf.map(|c| format!("{c:.3}")).unwrap_or_default();
-    let fetched = if d.fetched == 0 {
-        String::new()
-    } else {
-        clock::iso8601(d.fetched)
-    };
-    let attrs: [(&str, &str); 9] = [
-        ("url", &d.url),
-        ("final_url", &d.final_url),
-        ("title", &d.title),
-        ("fetched", &fetched),
-        ("lang", &d.lang),
-        ("lang_conf", &conf),
-        ("charset", &d.charset),
-        ("dict_ratio", &format!("{:.3}", d.dict_ratio)),
-        ("duplicate_of", d.duplicate_of.as_deref().unwrap_or("")),
-    ];
-    s.push_str("<doc");
+/// `<name k="v" ...>` and a line break, the values escaped.
+fn open_tag(s: &mut String, name: &str, attrs: &[(&str, &str)]) {
+    s.push('<');
+    s.push_str(name);
     for (k, v) in attrs {
         s.push(' ');
         s.push_str(k);
@@ -110,20 +71,61 @@ pub fn document(d: &Document) -> String {
         s.push('"');
     }
     s.push_str(">\n");
+}
+
+/// One document in vertical text.
+pub fn document(d: &Document) -> String {
+    let mut s = String::new();
+    let conf = d.lang_conf.map(|c| format!("{c:.3}")).unwrap_or_default();
+    let (fetched, day) = if d.fetched == 0 {
+        (String::new(), String::new())
+    } else {
+        let t = clock::iso8601(d.fetched);
+        let day = t.get(..10).unwrap_or_default().to_string();
+        (t, day)
+    };
+    open_tag(
+        &mut s,
+        "doc",
+        &[
+            ("url", &d.url),
+            ("final_url", &d.final_url),
+            ("title", &d.title),
+            ("domain", host_of(&d.url)),
+            ("fetched", &fetched),
+            ("crawl_date", &day),
+            ("lang", &d.lang),
+            ("lang_conf", &conf),
+            ("charset", &d.charset),
+            ("dict_ratio", &format!("{:.3}", d.dict_ratio)),
+            ("duplicate_of", d.duplicate_of.as_deref().unwrap_or("")),
+        ],
+    );
     for b in &d.blocks {
-        let toks = tokens(&b.text);
-        if toks.is_empty() {
+        let sents = sentences(&b.text);
+        if sents.is_empty() {
             continue;
         }
-        s.push_str("<p type=\"");
-        s.push_str(p_type(b.kind));
-        s.push_str("\">\n");
-        for (t, glued) in toks {
-            if glued {
-                s.push_str("<g/>\n");
+        let heading = if b.kind == BlockKind::Heading {
+            "1"
+        } else {
+            "0"
+        };
+        open_tag(
+            &mut s,
+            "p",
+            &[("type", p_type(b.kind)), ("heading", heading)],
+        );
+        for sent in sents {
+            s.push_str("<s>\n");
+            for (i, t) in sent.iter().enumerate() {
+                if t.glued && i > 0 {
+                    s.push_str("<g/>\n");
+                }
+                escape_token(t.text, &mut s);
+                s.push('\n');
             }
-            escape_token(t, &mut s);
-            s.push('\n');
+            s.push_str("</s>\n");
         }
         s.push_str("</p>\n");
     }
@@ -159,26 +161,62 @@ impl Vert {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::extract::Block;
 
     #[test]
-    fn tokens_punctuation_and_glue() {
-        let t = tokens("Labā diena, \"Rīga\" & <b>!");
-        let words: Vec<&str> = t.iter().map(|x| x.0).collect();
-        assert_eq!(
-            words,
-            ["Labā", "diena", ",", "\"", "Rīga", "\"", "&", "<", "b", ">", "!"]
-        );
-        let glue: Vec<bool> = t.iter().map(|x| x.1).collect();
-        assert_eq!(
-            glue,
-            [false, false, true, false, true, true, false, false, true, true, true]
-        );
+    fn escapes() {
         let mut s = String::new();
         escape_token("<b>&", &mut s);
         assert_eq!(s, "&lt;b&gt;&amp;");
         assert_eq!(
             escape_attr("a \"b\" & <c>\nd"),
             "a &quot;b&quot; &amp; &lt;c&gt; d"
+        );
+    }
+
+    #[test]
+    fn sentences_in_blocks_with_glue_and_metadata() {
+        let d = Document {
+            url: "http://user@Ziņas.lv:8080/a?b=\"c\"".into(),
+            final_url: "http://user@Ziņas.lv:8080/a?b=\"c\"".into(),
+            redirects: 0,
+            fetched: 1_700_000_000,
+            title: "A & B".into(),
+            lang: "lv".into(),
+            lang_conf: Some(0.9876),
+            charset: "UTF-8".into(),
+            charset_source: None,
+            dict_ratio: 0.5,
+            duplicate_of: None,
+            hash: String::new(),
+            current: true,
+            blocks: vec![
+                Block {
+                    kind: BlockKind::Heading,
+                    text: "Jaunumi".into(),
+                },
+                Block {
+                    kind: BlockKind::Paragraph,
+                    text: " ".into(),
+                },
+                Block {
+                    kind: BlockKind::ListItem,
+                    text: "Tas notika 2024. gada 1. maijā. Vai tiešām?!".into(),
+                },
+            ],
+        };
+        let v = document(&d);
+        assert_eq!(
+            v,
+            "<doc url=\"http://user@Ziņas.lv:8080/a?b=&quot;c&quot;\" \
+             final_url=\"http://user@Ziņas.lv:8080/a?b=&quot;c&quot;\" title=\"A &amp; B\" \
+             domain=\"Ziņas.lv\" fetched=\"2023-11-14T22:13:20Z\" crawl_date=\"2023-11-14\" \
+             lang=\"lv\" lang_conf=\"0.988\" charset=\"UTF-8\" dict_ratio=\"0.500\" \
+             duplicate_of=\"\">\n\
+             <p type=\"heading\" heading=\"1\">\n<s>\nJaunumi\n</s>\n</p>\n\
+             <p type=\"item\" heading=\"0\">\n\
+             <s>\nTas\nnotika\n2024.\ngada\n1.\nmaijā\n<g/>\n.\n</s>\n\
+             <s>\nVai\ntiešām\n<g/>\n?!\n</s>\n</p>\n</doc>\n"
         );
     }
 }

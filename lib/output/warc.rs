@@ -1,15 +1,19 @@
 //! Writing WARC 1.1 files (ISO 28500:2017): one gzip member per record, so
-//! tools can seek to any record and a damaged record spoils only itself.
+//! tools can seek to any record and a damaged record spoils only itself;
+//! and the payloads a file holds already ([`Payloads`]), which a repeat
+//! revisits instead of writing again.
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
+use rustc_hash::FxHashMap;
 use sha1::{Digest, Sha1};
 
+use crate::info;
 use crate::run::clock;
-use crate::store::Key;
+use crate::store::{Key, KEY_LEN};
 
 /// The profile of a revisit record whose payload equals an earlier one's.
 pub const IDENTICAL_PAYLOAD: &str =
@@ -68,6 +72,86 @@ pub fn sha1_digest(parts: &[&[u8]]) -> String {
 /// end a header early or inject another.
 pub fn field_value(v: &str) -> String {
     v.replace(['\r', '\n'], " ")
+}
+
+/// The most payloads a [`Payloads`] remembers: 7 Mi, which fill a table
+/// of 8 Mi slots (hashbrown keeps 1 in 8 free) of 42 bytes, 352 MB.
+pub const PAYLOADS_LIMIT: usize = 7 << 20;
+
+/// The version whose response first held a payload in a file: the
+/// record's key and the fetch time, from which [`version_id`] names the
+/// response again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct First {
+    pub key: Key,
+    pub fetched: u64,
+}
+
+/// The payloads written to a WARC file, by the first 128 bits of their
+/// BLAKE3 hash (a chance collision among 10^9 payloads is 10^-21), each
+/// with the version that holds it: 41 bytes a payload, so a dump of
+/// millions of versions stays in memory. At most `limit` are remembered;
+/// past that a payload not yet remembered is written in full (a correct
+/// file, only larger) and one line says so.
+pub struct Payloads {
+    map: FxHashMap<[u8; 16], [u8; KEY_LEN + 8]>,
+    limit: usize,
+    said_full: bool,
+}
+
+impl Default for Payloads {
+    fn default() -> Payloads {
+        Payloads::with_limit(PAYLOADS_LIMIT)
+    }
+}
+
+impl Payloads {
+    pub fn with_limit(limit: usize) -> Payloads {
+        Payloads {
+            map: FxHashMap::default(),
+            limit,
+            said_full: false,
+        }
+    }
+
+    /// The version that first held the payload with BLAKE3 hash `hash`;
+    /// None when it is new, which remembers `first` as its holder.
+    pub fn first_or_remember(&mut self, hash: &[u8; 32], first: First) -> Option<First> {
+        let mut h = [0u8; 16];
+        h.copy_from_slice(&hash[..16]);
+        if let Some(v) = self.map.get(&h) {
+            let mut key = [0u8; KEY_LEN];
+            key.copy_from_slice(&v[..KEY_LEN]);
+            let mut t = [0u8; 8];
+            t.copy_from_slice(&v[KEY_LEN..]);
+            return Some(First {
+                key: Key(key),
+                fetched: u64::from_le_bytes(t),
+            });
+        }
+        if self.map.len() < self.limit {
+            let mut v = [0u8; KEY_LEN + 8];
+            v[..KEY_LEN].copy_from_slice(&first.key.0);
+            v[KEY_LEN..].copy_from_slice(&first.fetched.to_le_bytes());
+            self.map.insert(h, v);
+        } else if !self.said_full {
+            self.said_full = true;
+            info!(
+                "--warc: {} payloads remembered, the most it keeps; a repeat of a later one is written in full, not as a revisit",
+                self.limit
+            );
+        }
+        None
+    }
+
+    /// Payloads remembered.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
 }
 
 /// Writes records to `out`, each a gzip member of its own.
@@ -160,6 +244,32 @@ mod tests {
             .and_then(|x| x.strip_suffix('>'))
             .unwrap();
         assert_eq!(uuid::Uuid::parse_str(u).unwrap().get_version_num(), 8);
+    }
+
+    #[test]
+    fn a_payload_is_first_held_once_and_a_full_map_forgets_nothing() {
+        let k = |b| Key([b; KEY_LEN]);
+        let mut p = Payloads::with_limit(2);
+        let a = First {
+            key: k(1),
+            fetched: 10,
+        };
+        assert_eq!(p.first_or_remember(&[1; 32], a), None);
+        // Another record, the same payload: the first holder.
+        let b = First {
+            key: k(2),
+            fetched: u64::MAX,
+        };
+        assert_eq!(p.first_or_remember(&[1; 32], b), Some(a));
+        assert_eq!(p.first_or_remember(&[2; 32], b), None);
+        assert_eq!(p.first_or_remember(&[2; 32], a), Some(b));
+        // Full: a new payload is not remembered, the old ones still are.
+        assert_eq!(p.first_or_remember(&[3; 32], a), None);
+        assert_eq!(p.first_or_remember(&[3; 32], b), None);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p.first_or_remember(&[1; 32], b), Some(a));
+        // The slot is the 16 bytes of hash and the 25 of the holder.
+        assert_eq!(std::mem::size_of::<([u8; 16], [u8; KEY_LEN + 8])>(), 41);
     }
 
     #[test]

@@ -12,8 +12,11 @@
 //!     indexing thread counts), the index's size on disk a page (the
 //!     segments of the four commits of 2,000 pages: too few for tantivy's
 //!     merge policy, which merges 8 at least, so no merge is in the
-//!     figures), and the part spent getting the pages' text
-//!     (`index::page_text` over every page, alone). It also prints what
+//!     figures), the part spent getting the pages' text
+//!     (`index::page_text` over every page, alone) and the part spent
+//!     cutting it into words (`search::words`: the exact and the folding
+//!     tokenizer over each page's title and text, alone, the mean of ten
+//!     rounds). It also prints what
 //!     keeping the text costs nlpc-vrfy per page (encoding and writing the
 //!     file, unsynced).
 //!
@@ -30,11 +33,13 @@ use std::path::{Path, PathBuf};
 use nlpcrawl::document::charset::{self, Kind};
 use nlpcrawl::document::text;
 use nlpcrawl::search::index::{page_text, Config, Indexer};
+use nlpcrawl::search::words::Words;
 use nlpcrawl::stage::vrfy;
 use nlpcrawl::store::cache::Cache;
 use nlpcrawl::store::record::{Record, State};
 use nlpcrawl::store::textcache;
 use nlpcrawl::store::{self, Inserted, Key, Store};
+use tantivy::tokenizer::{TokenStream, Tokenizer};
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/vrfy")
@@ -163,6 +168,34 @@ fn run(label: &str, pages: &[String], keep: bool) {
         bytes += title.len() + text.len();
     }
     let text_cpu = cpu_secs() - t0;
+    // The index's word split alone (`search::words`): each page's title
+    // and text cut by the exact tokenizer, then by the folding one, as
+    // tantivy calls them, ten times over.
+    let texts: Vec<(String, String)> = keys
+        .iter()
+        .map(|k| {
+            let rec = st.read().expect("read").get(k).expect("get").expect("rec");
+            page_text(&cache, k, &rec).expect("text").expect("a text")
+        })
+        .collect();
+    const ROUNDS: usize = 10;
+    let t0 = cpu_secs();
+    let mut tokens = 0;
+    for _ in 0..ROUNDS {
+        for (title, text) in &texts {
+            for fold in [false, true] {
+                for t in [title, text] {
+                    let mut w = Words { fold };
+                    let mut s = w.token_stream(t);
+                    while s.advance() {
+                        tokens += s.token().text.len();
+                    }
+                }
+            }
+        }
+    }
+    let words_cpu = (cpu_secs() - t0) / ROUNDS as f64;
+    std::hint::black_box(tokens);
     // The whole of nlpc-index's work: open (which logs a change for each
     // page), then batches until the log is empty.
     let cfg = Config {
@@ -199,9 +232,11 @@ fn run(label: &str, pages: &[String], keep: bool) {
     let on_disk = dir_bytes(&cfg.path);
     println!(
         "{label:>8}: {:.3} ms CPU a page indexed, of which {:.3} ms getting the text \
+         and {:.3} ms cutting it into words \
          ({:.1} KB of text a page, {:.1} KB of index on disk a page){}",
         all / n * 1e3,
         text_cpu / n * 1e3,
+        words_cpu / n * 1e3,
         bytes as f64 / n / 1e3,
         on_disk as f64 / n / 1e3,
         if keep {

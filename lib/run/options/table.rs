@@ -898,7 +898,7 @@ pub static OPTIONS: &[Opt] = &[
     flag(
         "duplicates",
         None,
-        "exact and near duplicates too",
+        "exact and near duplicates in the text and corpus formats too (WARC has them always)",
         DUMP,
     ),
     flag(
