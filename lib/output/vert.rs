@@ -81,6 +81,20 @@ fn p_type(k: BlockKind) -> &'static str {
     }
 }
 
+/// The `langs` attribute of a `<doc>`: "lv:0.642 en:0.358", each
+/// language's share of the main text's letters, largest first; "-" for
+/// the blocks of no language.
+fn langs_attr(d: &Document) -> String {
+    let mut out = String::new();
+    for (l, share) in &d.langs {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&format!("{}:{share:.3}", l.unwrap_or("-")));
+    }
+    out
+}
+
 /// One document in vertical text.
 pub fn document(d: &Document) -> String {
     let mut s = String::new();
@@ -90,13 +104,15 @@ pub fn document(d: &Document) -> String {
     } else {
         clock::iso8601(d.fetched)
     };
-    let attrs: [(&str, &str); 9] = [
+    let langs = langs_attr(d);
+    let attrs: [(&str, &str); 10] = [
         ("url", &d.url),
         ("final_url", &d.final_url),
         ("title", &d.title),
         ("fetched", &fetched),
         ("lang", &d.lang),
         ("lang_conf", &conf),
+        ("langs", &langs),
         ("charset", &d.charset),
         ("dict_ratio", &format!("{:.3}", d.dict_ratio)),
         ("duplicate_of", d.duplicate_of.as_deref().unwrap_or("")),
@@ -110,13 +126,15 @@ pub fn document(d: &Document) -> String {
         s.push('"');
     }
     s.push_str(">\n");
-    for b in &d.blocks {
+    for (i, b) in d.blocks.iter().enumerate() {
         let toks = tokens(&b.text);
         if toks.is_empty() {
             continue;
         }
         s.push_str("<p type=\"");
         s.push_str(p_type(b.kind));
+        s.push_str("\" lang=\"");
+        s.push_str(d.block_langs.get(i).copied().flatten().unwrap_or(""));
         s.push_str("\">\n");
         for (t, glued) in toks {
             if glued {
