@@ -67,15 +67,21 @@ pub fn split_key(name: &str) -> &str {
 
 /// The half of the text in file `name`: even hashes tune, odd report.
 pub fn half_of(name: &str) -> Half {
-    if fnv1a(split_key(name)) % 2 == 0 {
+    if fnv1a(split_key(name)).is_multiple_of(2) {
         Half::Tuning
     } else {
         Half::Report
     }
 }
 
+/// tests/data of the nlpcrawl tree this file is built in (the crate may
+/// be one of scripts/bench, inside it).
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .map(|p| p.join("tests/data"))
+        .find(|p| p.join("langset").is_dir())
+        .unwrap_or_else(|| here.join("tests/data"))
 }
 
 /// Standard Latvian's codes in the file names.

@@ -183,7 +183,7 @@ pub fn of_blocks<'a>(blocks: impl IntoIterator<Item = &'a str>, cap: usize) -> B
             None => weight.push((l, n, g, n)),
         }
     }
-    weight.sort_by(|a, b| b.1.cmp(&a.1));
+    weight.sort_by_key(|w| std::cmp::Reverse(w.1));
     if total > 0 {
         out.shares = weight
             .iter()
