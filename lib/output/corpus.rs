@@ -148,7 +148,11 @@ pub fn document(
 ) -> Option<Document> {
     let (kind, det, doc) = decode(rec, v, body)?;
     let (title, blocks) = blocks_of(&doc, kind);
-    let judged = lang::of_blocks(blocks.iter().map(|b| b.text.as_str()), lang::DEFAULT_SAMPLE);
+    let judged = lang::of_blocks(
+        blocks.iter().map(|b| b.text.as_str()),
+        lang::DEFAULT_SAMPLE,
+        lang::judge::MAX_BLOCKS,
+    );
     Some(Document {
         url: rec.url.clone(),
         final_url: rec.url.clone(),

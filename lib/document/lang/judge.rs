@@ -50,8 +50,9 @@ pub const MIN_OVERRULING_LETTERS: u32 = 25;
 /// blocks (a heading, a date, a button) have no language of their own.
 pub const MIN_BLOCK_LETTERS: usize = 20;
 
-/// The most blocks of one document judged one by one; the rest have no
-/// language of their own (a page of thousands of list items).
+/// The most blocks of one document nlpc-dump judges one by one, the
+/// longest first; the rest have no language of their own (a page of
+/// thousands of list items).
 pub const MAX_BLOCKS: usize = 256;
 
 /// The language of `text`: the first witness's when it settles it, else
@@ -143,33 +144,59 @@ fn letters(s: &str) -> usize {
 }
 
 /// The language of a document's text, its blocks one a line: the first
-/// witness's when it settles the whole text, else [`of_blocks`]'s. whatlang
-/// is asked about samples of about `cap` bytes (0: all).
+/// witness's when it settles the whole text; else the two witnesses' on
+/// the whole text when they agree (or whatlang is sure of a language
+/// without a profile); else, when they are unsure or the text mixes
+/// languages, [`of_blocks`]'s, judging at most [`PAGE_BLOCKS`] blocks.
+/// whatlang is asked about samples of about `cap` bytes (0: all).
 pub fn of_text(text: &str, cap: usize) -> Option<Guess> {
-    if let Some((lang, confidence)) = Profile::of(text).as_ref().and_then(Profile::settled) {
+    let p = Profile::of(text);
+    if let Some((lang, confidence)) = p.as_ref().and_then(Profile::settled) {
         return Some(Guess {
             lang,
             confidence,
             reliable: true,
         });
     }
-    of_blocks(text.lines(), cap).lang
+    let w = detect_in_steps(&Detector::new(), text, cap, |g| g.reliable);
+    if let Some(g) = reconcile(p.as_ref(), w) {
+        if g.reliable && w.is_some_and(|w| w.reliable) {
+            return Some(g);
+        }
+    }
+    of_blocks(text.lines(), cap, PAGE_BLOCKS).lang
 }
 
+/// The most blocks of a page nlpc-vrfy judges one by one, the longest
+/// first, when the whole text is not clear: the language of the largest
+/// share shows in the longest blocks, and each costs a whatlang call.
+pub const PAGE_BLOCKS: usize = 16;
+
 /// The language of each block of a document and of the document, whatlang
-/// asked about samples of about `cap` bytes (0: all).
-pub fn of_blocks<'a>(blocks: impl IntoIterator<Item = &'a str>, cap: usize) -> Blocks {
+/// asked about samples of about `cap` bytes (0: all). At most `most`
+/// blocks are judged, the longest first; the others have no language of
+/// their own.
+pub fn of_blocks<'a>(blocks: impl IntoIterator<Item = &'a str>, cap: usize, most: usize) -> Blocks {
     let texts: Vec<&str> = blocks.into_iter().collect();
+    let counts: Vec<usize> = texts.iter().map(|t| letters(t)).collect();
+    // The blocks judged: the longest `most` of those long enough.
+    let mut order: Vec<usize> = (0..texts.len())
+        .filter(|&i| counts[i] >= MIN_BLOCK_LETTERS)
+        .collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(counts[i]));
+    let mut asked = vec![false; texts.len()];
+    for &i in order.iter().take(most) {
+        asked[i] = true;
+    }
     let mut out = Blocks::default();
     let mut weight: Vec<(Option<Language>, usize, Option<Guess>, usize)> = Vec::new();
     let mut total = 0usize;
     let mut judged = false;
     for (i, t) in texts.iter().enumerate() {
-        let n = letters(t);
+        let n = counts[i];
         total += n;
-        let asked = n >= MIN_BLOCK_LETTERS && i < MAX_BLOCKS;
-        judged |= asked;
-        let g = asked.then(|| judge(t, cap)).flatten();
+        judged |= n >= MIN_BLOCK_LETTERS;
+        let g = asked[i].then(|| judge(t, cap)).flatten();
         let l = g.map(|g| g.lang);
         out.blocks.push(l);
         match weight.iter_mut().find(|w| w.0 == l) {
@@ -205,4 +232,88 @@ pub fn of_blocks<'a>(blocks: impl IntoIterator<Item = &'a str>, cap: usize) -> B
         None => None,
     };
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EN: &str = "This website uses cookies and similar technologies to remember your \
+        settings, to measure how visitors use our pages and to show advertising that may \
+        interest you. You can change your choice at any time in the cookie settings at the \
+        bottom of every page, and you can read more in our privacy policy.";
+    const LV: &str = "Rīgā šonedēļ sāka atjaunot veco tiltu pār Daugavu, un darbi, kā sola \
+        būvnieki, ilgs līdz rudenim, jo pēc ziemas ir jāpārbauda visi balsti. Kamēr tilts \
+        būs slēgts, iedzīvotāji varēs izmantot prāmi, kas kursēs ik pēc pusstundas, bet \
+        naktīs tas nekursēs, tāpēc braucieni jāplāno laikus.";
+
+    fn codes(b: &Blocks) -> Vec<Option<&'static str>> {
+        b.blocks.iter().map(|l| l.map(|l| l.code())).collect()
+    }
+
+    #[test]
+    fn the_largest_share_of_letters_decides() {
+        // English first and last, Latvian the most letters between.
+        let blocks = [EN, LV, LV, LV, EN];
+        let b = of_blocks(blocks, 1024, MAX_BLOCKS);
+        assert_eq!(
+            codes(&b),
+            [Some("en"), Some("lv"), Some("lv"), Some("lv"), Some("en")]
+        );
+        assert_eq!(b.lang.map(|g| g.lang.code()), Some("lv"));
+        let shares: Vec<(Option<&str>, f64)> = b
+            .shares
+            .iter()
+            .map(|(l, s)| (l.map(|l| l.code()), *s))
+            .collect();
+        assert_eq!(shares.len(), 2);
+        assert_eq!((shares[0].0, shares[1].0), (Some("lv"), Some("en")));
+        assert!((shares[0].1 + shares[1].1 - 1.0).abs() < 1e-9);
+        assert!(shares[0].1 > 0.5 && shares[0].1 < 0.7, "{shares:?}");
+        // The whole text, its blocks a line, is Latvian too.
+        let text = blocks.join("\n");
+        assert_eq!(of_text(&text, 1024).map(|g| g.lang.code()), Some("lv"));
+        // Mostly English, it is English.
+        let text = [EN, EN, LV, EN].join("\n");
+        assert_eq!(of_text(&text, 1024).map(|g| g.lang.code()), Some("en"));
+    }
+
+    #[test]
+    fn short_blocks_are_judged_together_or_not_at_all() {
+        let short = ["Sākums", "Par mums", "Ziņas šodien", "Kontakti un adrese"];
+        assert!(short.iter().all(|w| letters(w) < MIN_BLOCK_LETTERS));
+        let b = of_blocks(short.iter().copied().chain([LV]), 1024, MAX_BLOCKS);
+        // Beside a long block, the short ones have no language.
+        assert_eq!(codes(&b)[..4], [None, None, None, None]);
+        assert_eq!(b.shares[0].0.map(|l| l.code()), Some("lv"));
+        assert_eq!(b.shares[1].0, None);
+        // Every block short: the text is judged as one, and that is every
+        // block's language.
+        let words: Vec<&str> = LV.split_whitespace().collect();
+        let pairs: Vec<String> = words.chunks(2).map(|w| w.join(" ")).collect();
+        assert!(pairs.iter().all(|w| letters(w) < MIN_BLOCK_LETTERS));
+        let b = of_blocks(pairs.iter().map(String::as_str), 1024, MAX_BLOCKS);
+        assert!(b.blocks.len() > 4);
+        assert_eq!(b.lang.map(|g| g.lang.code()), Some("lv"), "{b:?}");
+        assert!(codes(&b).iter().all(|c| *c == Some("lv")), "{b:?}");
+        assert_eq!(b.shares.len(), 1);
+        // At most `most` blocks are judged, the longest first.
+        let lv2 = format!("{LV} {LV}");
+        let b = of_blocks([EN, lv2.as_str(), EN], 1024, 1);
+        assert_eq!(codes(&b), [None, Some("lv"), None]);
+        assert_eq!(b.lang.map(|g| g.lang.code()), Some("lv"));
+        // Nothing to judge.
+        let b = of_blocks(["", " 12 "], 1024, MAX_BLOCKS);
+        assert_eq!((b.lang, b.shares.len()), (None, 0));
+    }
+
+    #[test]
+    fn a_language_neither_witness_knows_has_none() {
+        // Livonian: whatlang calls it Latvian; it fits no profile.
+        let liv = "Līvõ kēļ um ūoḑimeŗ sūomõ kēļ, mis kōlõb Kurāmō rāndas. Vanāst līvlizt \
+                   eļīzt kalāmīed, ja jegāīž kilā vȯļ ne eņtš randā ja pūojõd.";
+        let w = super::super::detect(&Detector::new(), liv, 0).map(|g| g.lang.code());
+        assert_eq!(w, Some("lv"));
+        assert_ne!(judge(liv, 1024).map(|g| g.lang.code()), Some("lv"));
+    }
 }
