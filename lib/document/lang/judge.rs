@@ -12,7 +12,9 @@
 //!
 //! A document's language is the language of the largest share of its
 //! main text's letters, each block judged by itself, so a Latvian article
-//! between two English notices is Latvian.
+//! between two English notices is Latvian; nlpc-vrfy first asks both
+//! witnesses about the whole text, and judges blocks only when they are
+//! unsure ([`of_text`]).
 
 use whatlang::Detector;
 
