@@ -182,6 +182,21 @@ fn json_lines_hold_each_page_with_its_record() {
     assert_eq!(s(by("http://lv.test/ezers"), "title"), "Ezers");
     assert_eq!(s(by("http://lv.test/ezers"), "charset"), "windows-1257");
     assert_eq!(s(by("http://lv.test/ezers"), "charset_source"), "header");
+    // Each block's language, one a block of the text, and the shares.
+    for d in &docs {
+        let blocks = d["text"].as_str().unwrap().split("\n\n").count();
+        let langs = d["block_langs"].as_array().unwrap();
+        assert_eq!(langs.len(), blocks, "{d}");
+        assert!(langs.iter().all(|l| l == "lv" || l.is_null()), "{d}");
+        assert_eq!(d["langs"][0]["lang"], "lv", "{d}");
+        let sum: f64 = d["langs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["share"].as_f64().unwrap())
+            .sum();
+        assert!((sum - 1.0).abs() < 0.01, "{d}");
+    }
     // Every key the manual lists, and no other.
     let mut keys: Vec<&str> = docs[0]
         .as_object()
@@ -202,6 +217,7 @@ fn json_lines_hold_each_page_with_its_record() {
     assert_eq!(
         keys,
         [
+            "block_langs",
             "charset",
             "charset_source",
             "dict_ratio",
@@ -211,6 +227,7 @@ fn json_lines_hold_each_page_with_its_record() {
             "hash",
             "lang",
             "lang_conf",
+            "langs",
             "redirects",
             "text",
             "title",

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use crate::document::charset::{self, Kind};
 use crate::document::extract::{self, Block, BlockKind};
+use crate::document::lang;
 use crate::document::text;
 use crate::error::Result;
 use crate::store::archive::Version;
@@ -49,9 +50,31 @@ pub struct Document {
     /// The main text; a page without any holds its visible text as one
     /// paragraph, as nlpc-vrfy judged it.
     pub blocks: Vec<Block>,
+    /// The language of each block, in the order of `blocks`; None where
+    /// a block is too short or unclear to tell (`lang::of_blocks`).
+    pub block_langs: Vec<Option<&'static str>>,
+    /// The share (0 to 1) of the main text's letters in each language,
+    /// largest first; None for the letters of blocks of no language.
+    pub langs: Vec<(Option<&'static str>, f64)>,
 }
 
 impl Document {
+    /// Leaves out the blocks in a language other than the document's
+    /// (`nlpc-dump --lang-paragraphs`): those whose language is known and
+    /// is not `lang`, the document's. Returns how many were left out.
+    pub fn keep_language(&mut self) -> usize {
+        let own = self.lang.as_str();
+        if own.is_empty() || self.block_langs.len() != self.blocks.len() {
+            return 0;
+        }
+        let before = self.blocks.len();
+        let mut langs = self.block_langs.iter();
+        self.blocks
+            .retain(|_| langs.next().is_some_and(|l| l.is_none_or(|l| l == own)));
+        self.block_langs.retain(|l| l.is_none_or(|l| l == own));
+        before - self.blocks.len()
+    }
+
     /// The blocks joined with `sep` (and nothing after the last).
     pub fn text(&self, sep: &str) -> String {
         let mut s = String::new();
@@ -125,6 +148,11 @@ pub fn document(
 ) -> Option<Document> {
     let (kind, det, doc) = decode(rec, v, body)?;
     let (title, blocks) = blocks_of(&doc, kind);
+    let judged = lang::of_blocks(
+        blocks.iter().map(|b| b.text.as_str()),
+        lang::DEFAULT_SAMPLE,
+        lang::judge::MAX_BLOCKS,
+    );
     Some(Document {
         url: rec.url.clone(),
         final_url: rec.url.clone(),
@@ -143,5 +171,11 @@ pub fn document(
         hash: crate::store::hex(&v.hash),
         current,
         blocks,
+        block_langs: judged.blocks.iter().map(|l| l.map(|l| l.code())).collect(),
+        langs: judged
+            .shares
+            .iter()
+            .map(|(l, s)| (l.map(|l| l.code()), *s))
+            .collect(),
     })
 }

@@ -64,6 +64,9 @@ pub struct Config {
     /// `--dedup-paragraphs`: paragraphs written once are left out of later
     /// texts (`output::paragraphs`).
     pub dedup_paragraphs: bool,
+    /// `--lang-paragraphs`: the paragraphs in a language other than the
+    /// page's are left out of the text and the corpus formats.
+    pub lang_paragraphs: bool,
 }
 
 impl Config {
@@ -90,6 +93,7 @@ impl Config {
             cursor: o.text("cursor").filter(|t| !t.is_empty()),
             duplicates: o.flag("duplicates"),
             dedup_paragraphs: o.flag("dedup-paragraphs"),
+            lang_paragraphs: o.flag("lang-paragraphs"),
         };
         if cfg.dedup_paragraphs && cfg.text.is_none() {
             return Err(Error::Usage(
@@ -717,6 +721,15 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
             } else {
                 None
             };
+            let doc = doc.map(|mut d| {
+                if cfg.lang_paragraphs {
+                    let n = d.keep_language();
+                    if n > 0 {
+                        debug!("{}: {n} paragraphs in another language left out", rec.url);
+                    }
+                }
+                d
+            });
             if let Some(t) = sinks.text.as_mut() {
                 if t.version(it, doc.as_ref())? {
                     rep.text_files += 1;

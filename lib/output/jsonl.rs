@@ -44,6 +44,12 @@ pub fn object(d: &Document) -> Value {
         "title": opt(&d.title),
         "lang": opt(&d.lang),
         "lang_conf": d.lang_conf.map(thousandths),
+        "langs": d
+            .langs
+            .iter()
+            .map(|(l, share)| json!({"lang": l, "share": thousandths(*share)}))
+            .collect::<Vec<_>>(),
+        "block_langs": d.block_langs,
         "charset": d.charset,
         "charset_source": d.charset_source,
         "dict_ratio": thousandths(d.dict_ratio),

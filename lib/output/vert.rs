@@ -59,6 +59,20 @@ fn p_type(k: BlockKind) -> &'static str {
     }
 }
 
+/// The `langs` attribute of a `<doc>`: "lv:0.642 en:0.358", each
+/// language's share of the main text's letters, largest first; "-" for
+/// the blocks of no language.
+fn langs_attr(d: &Document) -> String {
+    let mut out = String::new();
+    for (l, share) in &d.langs {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&format!("{}:{share:.3}", l.unwrap_or("-")));
+    }
+    out
+}
+
 /// `<name k="v" ...>` and a line break, the values escaped.
 fn open_tag(s: &mut String, name: &str, attrs: &[(&str, &str)]) {
     s.push('<');
@@ -96,12 +110,13 @@ pub fn document(d: &Document) -> String {
             ("crawl_date", &day),
             ("lang", &d.lang),
             ("lang_conf", &conf),
+            ("langs", &langs_attr(d)),
             ("charset", &d.charset),
             ("dict_ratio", &format!("{:.3}", d.dict_ratio)),
             ("duplicate_of", d.duplicate_of.as_deref().unwrap_or("")),
         ],
     );
-    for b in &d.blocks {
+    for (i, b) in d.blocks.iter().enumerate() {
         let sents = sentences(&b.text);
         if sents.is_empty() {
             continue;
@@ -114,7 +129,11 @@ pub fn document(d: &Document) -> String {
         open_tag(
             &mut s,
             "p",
-            &[("type", p_type(b.kind)), ("heading", heading)],
+            &[
+                ("type", p_type(b.kind)),
+                ("heading", heading),
+                ("lang", d.block_langs.get(i).copied().flatten().unwrap_or("")),
+            ],
         );
         for sent in sents {
             s.push_str("<s>\n");

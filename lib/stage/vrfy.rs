@@ -9,10 +9,9 @@
 use std::fmt;
 use std::fs::File;
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 use encoding_rs::Encoding;
-use whatlang::{Detector, Lang};
+use whatlang::Lang;
 
 use crate::document::charset::{self, Detected, Hints, Kind, Quality, Source};
 use crate::document::dict::Dict;
@@ -68,16 +67,13 @@ pub struct Config {
     pub tunnel: u64,
     /// Records taken per transaction.
     pub batch: usize,
-    /// whatlang, restricted to the languages that can matter; made from
-    /// `langs` on first use ([`Config::detector`]).
-    pub detector: OnceLock<Detector>,
 }
 
 /// Defaults, also the values the manual gives.
 pub const DEFAULT_MAX_REPLACED_PCT: f64 = 1.0;
 pub const DEFAULT_LANG_MIN_CONF: f64 = 0.5;
 pub const DEFAULT_LANG_MIN_TEXT: usize = 0;
-pub const DEFAULT_LANG_MAX_TEXT: usize = 1024;
+pub const DEFAULT_LANG_MAX_TEXT: usize = lang::DEFAULT_SAMPLE;
 pub const DEFAULT_DICT_PCT: f64 = 10.0;
 
 impl Default for Config {
@@ -96,7 +92,6 @@ impl Default for Config {
             dup_distance: dups::DEFAULT_DISTANCE,
             tunnel: 0,
             batch: 64,
-            detector: OnceLock::new(),
         }
     }
 }
@@ -123,21 +118,6 @@ impl Config {
             dup_distance: o.int("dup-distance")?,
             tunnel: o.int("filter-tunnel")?,
             ..Config::default()
-        })
-    }
-
-    /// whatlang's detector for this configuration: with no language
-    /// filter, every language whatlang knows, so the one recorded is its
-    /// best guess; with a filter, only the filter's languages and
-    /// [`lang::COMPARISON`], which is all the filter's decision needs and
-    /// several times faster.
-    pub fn detector(&self) -> &Detector {
-        self.detector.get_or_init(|| {
-            if self.langs.is_empty() {
-                Detector::new()
-            } else {
-                Detector::with_allowlist(lang::allowlist(&self.langs))
-            }
         })
     }
 
@@ -268,7 +248,7 @@ impl Verdict {
         // body stays.
         r.language = self
             .language
-            .map(|g| lang::code(g.lang).to_string())
+            .map(|g| g.lang.code().to_string())
             .unwrap_or_default();
         r.lang_conf = self.language.map_or(0, |g| thousandths(g.confidence));
         r.dict_ratio = self.dict_ratio.map_or(0, thousandths);
@@ -445,25 +425,36 @@ fn judge_text_counted(
         let Some(g) = v.language else {
             return Some(Rejection::LanguageUnknown);
         };
-        let witness = |v: &mut Verdict| ratio(v).is_some_and(|share| share >= cfg.dict_min);
-        if !cfg.langs.contains(&g.lang) {
+        // The dictionary confirms a language of the filter only where the
+        // profiles rank it first, when it has one: a short text in a
+        // language whatlang is unsure of shares enough short words with a
+        // Latvian dictionary now and then.
+        let ranked = |l: Lang| {
+            let l = lang::of(l);
+            lang::Profile::of(text).is_none_or(|p| p.lead_of(l).is_none_or(|lead| lead >= 0.0))
+        };
+        let witness = |v: &mut Verdict, l: Lang| {
+            ratio(v).is_some_and(|share| share >= cfg.dict_min) && ranked(l)
+        };
+        let allowed = g.lang.whatlang.is_some_and(|w| cfg.langs.contains(&w));
+        if !allowed {
             // whatlang's unreliable guess at a short or unaccented text
             // (a Latvian sentence without diacritics reads as French to
             // it) yields to the dictionary; the language recorded is then
             // the filter's first, with no confidence of whatlang's.
-            if g.reliable || !witness(v) {
-                return Some(Rejection::Language(lang::code(g.lang)));
+            if g.reliable || !witness(v, cfg.langs[0]) {
+                return Some(Rejection::Language(g.lang.code()));
             }
             v.language = Some(lang::Guess {
-                lang: cfg.langs[0],
+                lang: lang::of(cfg.langs[0]),
                 confidence: 0.0,
                 reliable: false,
             });
-        } else if g.confidence < cfg.lang_min_conf && !witness(v) {
-            return Some(Rejection::LanguageUncertain(
-                lang::code(g.lang),
-                g.confidence,
-            ));
+        } else if !g.reliable
+            && g.confidence < cfg.lang_min_conf
+            && !g.lang.whatlang.is_some_and(|l| witness(v, l))
+        {
+            return Some(Rejection::LanguageUncertain(g.lang.code(), g.confidence));
         }
     }
     if let Some(share) = ratio(v) {
@@ -474,26 +465,11 @@ fn judge_text_counted(
     None
 }
 
-/// The language of `text` as [`judge_text`] finds it. Under a filter,
-/// the first witness ([`lang::first_witness`]) settles a text that is
-/// clearly in a filter language, with at least `--lang-min-conf`. Else
-/// whatlang is asked first about a short sample ([`lang::FIRST_SAMPLE`]),
-/// whose answer stands when whatlang calls it reliable and the rule would
-/// not weigh the dictionary on it (no filter, a language outside the
-/// filter, or one of the filter with at least `--lang-min-conf`); else
-/// again about the `--lang-max-text` sample.
+/// The language of `text` (the main text's blocks, one a line) as
+/// [`judge_text`] finds it: [`lang::of_text`], whatlang asked about
+/// samples of `--lang-max-text` bytes.
 pub fn language(cfg: &Config, text: &str) -> Option<lang::Guess> {
-    if !cfg.langs.is_empty() {
-        if let Some(g) = lang::first_witness(&cfg.langs, text, cfg.lang_min_conf) {
-            return Some(g);
-        }
-    }
-    lang::detect_in_steps(cfg.detector(), text, cfg.lang_max_text, |g| {
-        g.reliable
-            && (cfg.langs.is_empty()
-                || !cfg.langs.contains(&g.lang)
-                || g.confidence >= cfg.lang_min_conf)
-    })
+    lang::of_text(text, cfg.lang_max_text)
 }
 
 /// One FRESH → VERIFIED/REJECTED step over up to `cfg.batch` records;
@@ -615,7 +591,7 @@ fn keep_text(cache: &Cache, key: &Key, rec: &Record, v: &mut Verdict) {
 /// "lv 0.93, dict 0.41" for the log.
 fn summary(v: &Verdict) -> String {
     let mut s = match v.language {
-        Some(g) => format!("{} {:.2}", lang::code(g.lang), g.confidence),
+        Some(g) => format!("{} {:.2}", g.lang.code(), g.confidence),
         None => "language unknown".into(),
     };
     if let Some(r) = v.dict_ratio {

@@ -10,8 +10,11 @@
 //! Throughput is per second of the thread's CPU time, not of the clock.
 //!
 //! cargo bench --bench vrfy -- speed | accuracy | dict
-//!     Only the sections named. The speed section's lines are also written
-//!     to scripts/bench/vrfy.txt, the record doc/BENCHMARKS.md's figures cite.
+//!     Only the sections named.
+//!
+//! cargo bench --bench vrfy -- speed --out FILE
+//!     Also writes the speed section's lines to FILE (scripts/bench/vrfy.txt
+//!     is the record the figures cite); nothing is written without it.
 //!
 //! NLPC_PROFILE="2 KB" cargo bench --bench vrfy -- profile
 //!     Verifies pages of one size (or every size) in a loop for 10 s each,
@@ -221,7 +224,7 @@ fn accuracy(cases: &[(Record, Vec<u8>, String)], cap: usize) -> (usize, usize, f
         .iter()
         .filter(|(r, body, want)| {
             let v = verify(&cfg, r, Some(body));
-            v.language.map(|g| lang::code(g.lang)) == Some(want.as_str())
+            v.language.map(|g| g.lang.code()) == Some(want.as_str())
         })
         .count();
     (right, cases.len(), t.elapsed().as_secs_f64() * 1e3)
@@ -271,13 +274,43 @@ fn write_big_dict(path: &Path, n: usize) -> usize {
     bytes
 }
 
-/// Sections to run: the arguments after `--`, or all.
+/// The value of option `--out`, if given.
+fn out_file() -> Option<PathBuf> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--out")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from)
+}
+
+/// Sections to run: the arguments after `--` (but --out's value), or all.
 fn wanted(section: &str) -> bool {
+    let out = out_file();
     let args: Vec<String> = std::env::args()
         .skip(1)
-        .filter(|a| !a.starts_with('-'))
+        .filter(|a| !a.starts_with('-') && out.as_deref() != Some(Path::new(a)))
         .collect();
     args.is_empty() || args.iter().any(|a| a == section)
+}
+
+/// Sentences of the corpus pages in other languages than Latvian
+/// (Lithuanian, Estonian, Russian, German, English), regrouped into
+/// paragraphs of three: pages a Latvian crawl rejects.
+fn foreign_paragraphs() -> Vec<String> {
+    let mut out = Vec::new();
+    for (r, body, want) in corpus_cases() {
+        if want == "lv" {
+            continue;
+        }
+        let kind = Kind::of(&r.content_type).unwrap_or(Kind::Html);
+        let det = charset::detect(&body, &r.charset, kind, &charset::Hints::default());
+        let t = text::visible(&charset::decode(&body, &det), kind).text;
+        let sentences: Vec<&str> = t.split(". ").filter(|s| s.len() > 20).collect();
+        for ch in sentences.chunks(3) {
+            out.push(ch.join(". ") + ".");
+        }
+    }
+    out
 }
 
 fn main() {
@@ -297,10 +330,10 @@ fn main() {
     if wanted("speed") {
         let mut lines = Vec::new();
         speed(&cfg, &rec, &paras, &sets, &mut lines);
-        // The record doc/BENCHMARKS.md's figures come from.
-        let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/bench/vrfy.txt");
-        if let Err(e) = std::fs::write(&out, lines.join("\n") + "\n") {
-            eprintln!("vrfy: {}: cannot write: {e}", out.display());
+        if let Some(out) = out_file() {
+            if let Err(e) = std::fs::write(&out, lines.join("\n") + "\n") {
+                eprintln!("vrfy: {}: cannot write: {e}", out.display());
+            }
         }
     }
     // Only when named: it is a load for a profiler, not a figure.
@@ -378,6 +411,24 @@ fn speed(
         );
     }
 
+    // Pages in other languages, which a Latvian crawl rejects: the same
+    // template with the corpus's Lithuanian, Estonian, Russian, German
+    // and English text.
+    let foreign = foreign_paragraphs();
+    for (label, pages) in sets {
+        let size = pages.first().map_or(0, String::len);
+        let others: Vec<String> = (0..pages.len()).map(|i| page(i, size, &foreign)).collect();
+        let (mbs, ok, why) = throughput(cfg, &others, rec);
+        say(
+            out,
+            format!(
+                "  pages of ~{label} in other languages: {mbs:.1} MB/s ({} pages, {ok} verified{})",
+                others.len(),
+                rejected(&why)
+            ),
+        );
+    }
+
     let mut undeclared_stages = Vec::new();
     // The same pages with no charset declared anywhere, as many servers
     // send them: in UTF-8 (the validity check decides) and in windows-1257,
@@ -422,7 +473,7 @@ fn speed(
     for line in undeclared_stages {
         say(out, line);
     }
-    let detector = cfg.detector();
+    let detector = whatlang::Detector::new();
     // whatlang's cost per call: a floor that no cap lowers, since it
     // scores every profile of the script (about 40 for Latin) whatever the
     // length of the text.
@@ -444,24 +495,21 @@ fn speed(
     }
     say(
         out,
-        format!("  whatlang per call on Latvian text: {}", costs.join(", ")),
+        format!(
+            "  whatlang per call on Latvian text, all languages: {}",
+            costs.join(", ")
+        ),
     );
-    // The same, with every language whatlang knows rather than those the
-    // filter needs.
-    let all_langs = whatlang::Detector::new();
-    let mut e = all.len().min(100);
-    while !all.is_char_boundary(e) {
-        e -= 1;
-    }
+    // The first witness's cost per call: one pass over its sample.
     let t = Instant::now();
-    for _ in 0..300 {
-        all_langs.detect(&all[..e]);
+    for _ in 0..3000 {
+        std::hint::black_box(lang::Profile::of(&all));
     }
     say(
         out,
         format!(
-            "  whatlang per call on 100 B, all languages (no filter): {:.0} us",
-            t.elapsed().as_secs_f64() / 300.0 * 1e6
+            "  first witness (letter profiles) per call on its 512 B sample: {:.1} us",
+            t.elapsed().as_secs_f64() / 3000.0 * 1e6
         ),
     );
     let uncapped = Config {

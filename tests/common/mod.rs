@@ -4,6 +4,7 @@
 
 pub mod dns;
 pub mod http;
+pub mod langset;
 pub mod nats;
 pub mod nginx;
 pub mod web;

@@ -365,12 +365,18 @@ fn good_follows(js: &[Judged], i: usize) -> bool {
     false
 }
 
-/// The list whose stop words the page's text holds most of, when they are
-/// at least [`LANG_MIN_PERCENT`] of its words; None when no list fits (a
-/// Spanish page holds some Hungarian "a" and "el", but far fewer than a
-/// Hungarian page does). Text in boilerplate regions and link lists is
-/// not asked, where there is other text: a Latvian article in an English
-/// cookie banner and footer is Latvian.
+/// The list of the page's language: each block votes with its characters
+/// for the list whose stop words it holds most of, when they are at least
+/// [`LANG_MIN_PERCENT`] of its words, and the list with the most
+/// characters wins, so the language of most of the text decides, not the
+/// one richest in stop words (English packs more into a cookie notice
+/// than Latvian into an article twice its length). With no vote, the
+/// list whose stop words the text holds most of, when they are at least
+/// [`LANG_MIN_PERCENT`] of its words; None when no list fits (a Spanish
+/// page holds some Hungarian "a" and "el", but far fewer than a Hungarian
+/// page does). Text in boilerplate regions and link lists is not asked,
+/// where there is other text: a Latvian article in an English cookie
+/// banner and footer is Latvian.
 fn language(js: &[Judged]) -> Option<usize> {
     let plain = |j: &&Judged| {
         j.raw.flags & flag::BOILER == 0 && j.raw.link_chars as f64 <= j.raw.chars as f64 * MAX_LINK
@@ -380,6 +386,23 @@ fn language(js: &[Judged]) -> Option<usize> {
     } else {
         js.iter().collect()
     };
+    let mut votes = [0usize; stop::LANGS.len()];
+    for j in &asked {
+        let (l, n) = (0..stop::LANGS.len())
+            .map(|l| (l, usize::from(j.stops[l])))
+            .fold((0, 0), |a, b| if b.1 > a.1 { b } else { a });
+        if n > 0 && n * 100 >= j.words * LANG_MIN_PERCENT {
+            votes[l] += j.raw.chars;
+        }
+    }
+    if let Some((l, _)) = votes
+        .iter()
+        .enumerate()
+        .filter(|v| *v.1 > 0)
+        .max_by_key(|v| *v.1)
+    {
+        return Some(l);
+    }
     let total: usize = asked.iter().map(|j| j.words).sum();
     let mut best = None;
     let mut most = 0usize;

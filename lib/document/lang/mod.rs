@@ -28,10 +28,12 @@ use std::fmt;
 use whatlang::{Detector, Lang};
 
 mod features;
+pub mod judge;
 mod scorer;
-mod witness;
+pub mod witness;
 
-pub use witness::{first_witness, witness_scores, MIN_LETTERS, MIN_MARGIN, WITNESS_SAMPLE};
+pub use judge::{judge, of_blocks, of_text, Blocks};
+pub use witness::{Profile, MIN_LETTERS, MIN_MARGIN, WITNESS_SAMPLE};
 
 /// One language and every name it goes by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,7 +139,7 @@ pub const LANGUAGES: &[Language] = &[
     l("ko", "kor", &[], &["Korean"], Some(Lang::Kor)),
     l("la", "lat", &[], &["Latin"], Some(Lang::Lat)),
     l("lt", "lit", &[], &["Lithuanian"], Some(Lang::Lit)),
-    l("lv", "lav", &["lvs"], &["Latvian", "Standard Latvian"], Some(Lang::Lav)),
+    LATVIAN,
     l("mk", "mkd", &["mac"], &["Macedonian"], Some(Lang::Mkd)),
     l("ml", "mal", &[], &["Malayalam"], Some(Lang::Mal)),
     l("mr", "mar", &[], &["Marathi"], Some(Lang::Mar)),
@@ -288,49 +290,28 @@ pub fn of_header(value: &str) -> Vec<Option<Language>> {
         .collect()
 }
 
+/// The entry of no language, for the impossible case of a profiled code
+/// missing from the table; in no filter.
+pub const UNDETERMINED: Language = l("", "und", &[], &["Undetermined"], None);
+
+/// Standard Latvian, the language the witnesses were built around.
+pub const LATVIAN: Language = l(
+    "lv",
+    "lav",
+    &["lvs"],
+    &["Latvian", "Standard Latvian"],
+    Some(Lang::Lav),
+);
+
 /// A detected language.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Guess {
-    pub lang: Lang,
+    pub lang: Language,
     /// whatlang's confidence, 0 to 1: how far the best language's score
     /// stands above the second's, for the length of the text.
     pub confidence: f64,
     /// whatlang's `is_reliable` (in whatlang 0.18, a confidence above 0.9).
     pub reliable: bool,
-}
-
-/// The languages a language filter's decision is compared against, beside
-/// the filter's own: Latvian's neighbours (Lithuanian, Estonian, Russian,
-/// Ukrainian, Belarusian) and the two languages most often found beside
-/// them on the region's pages (English, German). whatlang scores each
-/// candidate language of the text's script over its 300 most common
-/// trigrams whatever the length of the text, so on a short page the cost
-/// is about the number of candidates: five in Latin script here, against
-/// some forty unrestricted. A text in any other language still comes out
-/// as one of these, that is, as not allowed; its confidence is measured
-/// against these candidates only, so it can be higher than whatlang's
-/// over all its languages.
-pub const COMPARISON: &[Lang] = &[
-    Lang::Lav,
-    Lang::Lit,
-    Lang::Est,
-    Lang::Rus,
-    Lang::Ukr,
-    Lang::Bel,
-    Lang::Deu,
-    Lang::Eng,
-];
-
-/// The languages whatlang is restricted to under a filter of `langs`:
-/// those and [`COMPARISON`], each once.
-pub fn allowlist(langs: &[Lang]) -> Vec<Lang> {
-    let mut out: Vec<Lang> = COMPARISON.to_vec();
-    for l in langs {
-        if !out.contains(l) {
-            out.push(*l);
-        }
-    }
-    out
 }
 
 /// Slices taken from a long text, joined by spaces.
@@ -417,7 +398,7 @@ fn word_end(text: &str, at: usize) -> usize {
 pub fn detect(detector: &Detector, text: &str, cap: usize) -> Option<Guess> {
     let s = sample(text, cap);
     detector.detect(&s).map(|i| Guess {
-        lang: i.lang(),
+        lang: of(i.lang()),
         confidence: i.confidence(),
         reliable: i.is_reliable(),
     })
@@ -428,6 +409,10 @@ pub fn detect(detector: &Detector, text: &str, cap: usize) -> Option<Guess> {
 /// scoring each candidate language, and a sample this size of clear prose
 /// already gets a reliable answer.
 pub const FIRST_SAMPLE: usize = 256;
+
+/// Bytes of a text whatlang is asked about by default (nlpc-vrfy's
+/// `--lang-max-text`, nlpc-dump's per-block languages).
+pub const DEFAULT_SAMPLE: usize = 1024;
 
 /// [`detect`] in two steps: first on a sample of [`FIRST_SAMPLE`] bytes;
 /// when `settled` accepts that guess it stands, else the language is
@@ -604,7 +589,7 @@ mod tests {
         let text = "Latvija ir valsts Baltijas jūras austrumu krastā. Tās galvaspilsēta ir Rīga, \
                     lielākā pilsēta Baltijas valstīs, kurā dzīvo gandrīz trešdaļa iedzīvotāju. "
             .repeat(8);
-        let d = Detector::with_allowlist(allowlist(&[Lang::Lav]));
+        let d = Detector::new();
         let asked = &std::cell::Cell::new(0);
         let count = |settle: bool| {
             move |_: &Guess| {
@@ -616,7 +601,7 @@ mod tests {
         let first = detect_in_steps(&d, &text, 1024, count(true)).unwrap();
         assert_eq!(asked.get(), 1);
         assert_eq!(Some(first), detect(&d, &text, FIRST_SAMPLE));
-        assert_eq!(first.lang, Lang::Lav);
+        assert_eq!(first.lang, LATVIAN);
         // Not settled: the answer is the full sample's.
         let full = detect_in_steps(&d, &text, 1024, count(false));
         assert_eq!(asked.get(), 2);
@@ -643,6 +628,6 @@ mod tests {
             0,
         )
         .unwrap();
-        assert_eq!(g.lang, Lang::Lav);
+        assert_eq!(g.lang, LATVIAN);
     }
 }

@@ -4,8 +4,6 @@
 //! a bounded sample adds up each language's cost and counts the letters
 //! of each script; nothing is allocated, sorted or hashed into a map.
 
-use whatlang::Lang;
-
 use super::features::{Script, Walk, BUCKETS, CODES, LANES, SCALE, SCRIPTS};
 
 /// Each bucket's cost in each language, [`LANES`] bytes a bucket; the
@@ -16,23 +14,6 @@ static TABLE: &[u8; BUCKETS * LANES] =
 /// The most features one [`Scores`] adds up; the rest of a longer text
 /// is not scored.
 const MAX_FEATURES: u32 = 1 << 22;
-
-/// whatlang's language for each entry of [`CODES`].
-pub const LANGS: [Lang; CODES.len()] = [
-    Lang::Lav,
-    Lang::Lit,
-    Lang::Est,
-    Lang::Deu,
-    Lang::Eng,
-    Lang::Rus,
-    Lang::Ukr,
-    Lang::Bel,
-    Lang::Fin,
-    Lang::Pol,
-    Lang::Swe,
-    Lang::Fra,
-    Lang::Spa,
-];
 
 /// What one pass over a text found.
 #[derive(Clone, Debug, Default)]
@@ -146,10 +127,14 @@ pub fn script(i: usize) -> Script {
 mod tests {
     use super::*;
 
+    fn code(i: usize) -> &'static str {
+        super::super::witness::profiled(i).code()
+    }
+
     #[test]
     fn every_profile_is_its_language_s() {
-        for (code, l) in CODES.iter().zip(LANGS) {
-            assert_eq!(super::super::code(l), *code);
+        for (i, c) in CODES.iter().enumerate() {
+            assert_eq!(code(i), *c);
         }
         // Every profile is in the table: each language's costs vary.
         for l in 0..CODES.len() {
@@ -184,10 +169,10 @@ mod tests {
     #[test]
     fn a_text_scores_best_in_its_language() {
         let s = Scores::of(["Šodien Rīgā visu dienu līs lietus, bet rīt būs saulains un silts."]);
-        assert_eq!(s.best().map(|b| LANGS[b.0]), Some(Lang::Lav));
+        assert_eq!(s.best().map(|b| code(b.0)), Some("lv"));
         assert_eq!((s.latin, s.cyrillic, s.other), (52, 0, 0));
         let s = Scores::of(["Сегодня весь день идёт дождь, а завтра будет солнечно."]);
-        assert_eq!(s.best().map(|b| LANGS[b.0]), Some(Lang::Rus));
+        assert_eq!(s.best().map(|b| code(b.0)), Some("ru"));
         assert_eq!(Scores::of(["", " 12 "]).best(), None);
     }
 }

@@ -907,6 +907,12 @@ pub static OPTIONS: &[Opt] = &[
         "leave paragraphs written once out of later texts (--text)",
         DUMP,
     ),
+    flag(
+        "lang-paragraphs",
+        None,
+        "leave out the paragraphs in a language other than the page's",
+        DUMP,
+    ),
     value(
         "step",
         "time",
