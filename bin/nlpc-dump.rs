@@ -28,7 +28,7 @@ fn main() {
     match dump::dump(&st, &cache, &arch, &cfg) {
         Ok(r) => info!(
             "dumped {} pages, {} versions ({} revisits), {} missing, {} WARC bytes, {} text files, \
-             {} documents, {} exported before, {} duplicates left out",
+             {} documents, {} exported before, {} duplicates left out, {} versions without main text",
             r.records,
             r.versions,
             r.revisits,
@@ -37,7 +37,8 @@ fn main() {
             r.text_files,
             r.documents,
             r.skipped,
-            r.duplicates
+            r.duplicates,
+            r.no_text
         ),
         Err(e) => daemon::fail(NAME, e),
     }

@@ -6,9 +6,8 @@
 use std::borrow::Cow;
 
 use crate::document::charset::{self, Kind};
-use crate::document::extract::{self, Block, BlockKind};
+use crate::document::extract::{self, Block};
 use crate::document::lang;
-use crate::document::text;
 use crate::error::Result;
 use crate::store::archive::Version;
 use crate::store::dups;
@@ -47,8 +46,8 @@ pub struct Document {
     pub hash: String,
     /// Whether this is the version the record describes (else archived).
     pub current: bool,
-    /// The main text; a page without any holds its visible text as one
-    /// paragraph, as nlpc-vrfy judged it.
+    /// The main text; empty for a page with none, which the corpus
+    /// formats leave out.
     pub blocks: Vec<Block>,
     /// The language of each block, in the order of `blocks`; None where
     /// a block is too short or unclear to tell (`lang::of_blocks`).
@@ -98,23 +97,13 @@ pub fn duplicate_of(rd: &Read<'_>, key: &Key) -> Result<Option<String>> {
     Ok(rd.get(&m.first)?.map(|r| r.url))
 }
 
-/// The main text of a decoded body; a page with none (a menu, a form, a
-/// page of a few words) keeps all its visible text as one paragraph.
+/// The title and main text of a decoded body. A page with no main text (a
+/// menu, a form, a calendar, a page of links) has no blocks: its visible
+/// text is what the main text leaves out, and the corpus is the better
+/// without it.
 pub fn blocks_of(doc: &str, kind: Kind) -> (String, Vec<Block>) {
     let main = extract::main_text(doc, kind);
-    if !main.blocks.is_empty() {
-        return (main.title, main.blocks);
-    }
-    let t = text::visible(doc, kind).text;
-    let blocks = if t.trim().is_empty() {
-        Vec::new()
-    } else {
-        vec![Block {
-            kind: BlockKind::Paragraph,
-            text: t,
-        }]
-    };
-    (main.title, blocks)
+    (main.title, main.blocks)
 }
 
 /// The decoded body of a version: the charset found and the text. None

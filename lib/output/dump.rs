@@ -149,6 +149,9 @@ pub struct Report {
     /// Pages left out of the corpus formats as duplicates of a page in the
     /// corpus (the WARC file has them).
     pub duplicates: usize,
+    /// Versions left out of the text tree and the corpus formats for
+    /// having no main text.
+    pub no_text: usize,
 }
 
 /// One version of a page to dump.
@@ -438,18 +441,13 @@ impl TextSink {
     }
 
     /// Writes the main text of one version and its index line; false
-    /// when the version is not a text document.
+    /// when there is none (the version is not a text document, or has no
+    /// main text: the caller says which).
     fn version(&mut self, it: &Item<'_>, doc: Option<&Document>) -> Result<bool> {
         let Some(doc) = doc else {
-            debug!(
-                "{}: {} is not text, no text file",
-                it.rec.url, it.v.content_type
-            );
             return Ok(false);
         };
-        // The main text, a block a line; a page with none (a menu, a
-        // form, a page of a few words) keeps all its visible text, on one
-        // line, as nlpc-vrfy judged it.
+        // The main text, a block a line.
         let mut blocks = doc.blocks.clone();
         if let Some(seen) = self.paragraphs.as_mut() {
             let had = blocks.len();
@@ -464,9 +462,6 @@ impl TextSink {
         let mut text = String::new();
         for b in &blocks {
             text.push_str(&b.text);
-            text.push('\n');
-        }
-        if blocks.is_empty() {
             text.push('\n');
         }
         let host = match it.rec.host() {
@@ -730,6 +725,26 @@ pub fn dump(store: &Store, cache: &Cache, arch: &Archive, cfg: &Config) -> Resul
                 }
                 d
             });
+            // A page of menus, links or a form has no main text, and
+            // nothing of it goes into the corpus.
+            if doc.is_none() && (sinks.text.is_some() || sinks.formats.any()) {
+                debug!(
+                    "{}: {} is not text, not in the corpus",
+                    rec.url, it.v.content_type
+                );
+            }
+            let doc = match doc {
+                Some(d) if d.blocks.is_empty() => {
+                    debug!(
+                        "{}: no main text in the version fetched {}, not in the corpus",
+                        rec.url,
+                        clock::iso8601(it.v.fetched)
+                    );
+                    rep.no_text += 1;
+                    None
+                }
+                d => d,
+            };
             if let Some(t) = sinks.text.as_mut() {
                 if t.version(it, doc.as_ref())? {
                     rep.text_files += 1;

@@ -21,7 +21,7 @@ use tantivy::schema::Term;
 use tantivy::{DateTime, Index, IndexWriter, TantivyDocument};
 
 use crate::document::charset::{self, Kind};
-use crate::document::{extract, text};
+use crate::document::extract;
 use crate::error::Result;
 use crate::run::daemon::catch_panic;
 use crate::run::options::Parsed;
@@ -329,8 +329,8 @@ pub fn page_text(cache: &Cache, key: &Key, rec: &Record) -> Result<Option<(Strin
 }
 
 /// The title and main text of a page, as nlpc-dump writes them: decoded
-/// as nlpc-vrfy decoded it, the main text's blocks a line each, or all
-/// the visible text for a page with no main text.
+/// as nlpc-vrfy decoded it, the main text's blocks a line each; empty
+/// for a page with no main text, which is not in the corpus.
 pub fn main_text(body: &[u8], rec: &Record, kind: Kind) -> (String, String) {
     let hints = charset::Hints {
         user: None,
@@ -339,11 +339,7 @@ pub fn main_text(body: &[u8], rec: &Record, kind: Kind) -> (String, String) {
     let det = charset::detect(body, &rec.charset, kind, &hints);
     let doc = charset::decode(body, &det);
     let main = extract::main_text(&doc, kind);
-    let text = if main.blocks.is_empty() {
-        text::visible(&doc, kind).text
-    } else {
-        main.text()
-    };
+    let text = main.text();
     (main.title, text)
 }
 

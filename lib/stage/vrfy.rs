@@ -349,27 +349,29 @@ pub fn verify(cfg: &Config, rec: &Record, body: Option<&[u8]>) -> Verdict {
     // 9 and 10. The language and the dictionary, on the page's main
     // text: menus and footers are often in another language (English
     // "Home", "Contact") or in none. A page with no main text is judged
-    // by all its visible text.
-    let judged = if main.blocks.is_empty() {
-        text::visible(&doc, kind).text
-    } else {
-        main.text()
-    };
+    // by all its visible text, but has no text in the corpus (nor in the
+    // text cache the index reads).
+    let corpus_text = main.text();
+    let visible = main
+        .blocks
+        .is_empty()
+        .then(|| text::visible(&doc, kind).text);
+    let judged: &str = visible.as_deref().unwrap_or(&corpus_text);
     v.text = judged.len() as u64;
     // The main text's words came with its extraction, for the dictionary
     // and the fingerprint.
     let tally = tally.filter(|_| !main.blocks.is_empty());
-    match judge_text_counted(cfg, &judged, tally.as_ref(), &mut v) {
+    match judge_text_counted(cfg, judged, tally.as_ref(), &mut v) {
         Some(r) => v.reject(r),
         None => Verdict {
             fingerprint: Some(
                 tally
                     .as_ref()
-                    .map_or_else(|| Fingerprint::of(&judged), |t| t.fingerprint(&judged)),
+                    .map_or_else(|| Fingerprint::of(judged), |t| t.fingerprint(judged)),
             ),
             main: Some(textcache::Text {
                 title: main.title,
-                text: judged,
+                text: corpus_text,
             }),
             ..v
         },

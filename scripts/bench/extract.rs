@@ -9,8 +9,9 @@
 //!     it (any directory: every *.html below it).
 //!
 //! cargo bench --bench extract -- --map LIST
-//!     LIST holds lines "SOURCE.html<TAB>DEST.txt": writes each page's main
-//!     text, one block a line, as nlpc-dump --text writes it.
+//!     LIST holds lines "SOURCE.html<TAB>DEST.txt": writes each page's text,
+//!     one block a line, as nlpc-dump --text writes it (the corpus formats'
+//!     own function, output::corpus::blocks_of).
 
 #[path = "devset.rs"]
 mod devset;
@@ -45,10 +46,17 @@ fn map(list: &Path) {
         };
         let body = std::fs::read(src).unwrap_or_else(|e| panic!("{src}: cannot read: {e}"));
         let t = Instant::now();
-        let m = extract_bytes(&body);
+        let det = charset::detect(&body, "", Kind::Html, &HINTS);
+        let doc = charset::decode(&body, &det);
+        let (_, blocks) = nlpcrawl::output::corpus::blocks_of(&doc, Kind::Html);
         secs += t.elapsed().as_secs_f64();
         bytes += body.len();
-        std::fs::write(dst, m.text()).unwrap_or_else(|e| panic!("{dst}: cannot write: {e}"));
+        let mut text = String::new();
+        for b in &blocks {
+            text.push_str(&b.text);
+            text.push('\n');
+        }
+        std::fs::write(dst, text).unwrap_or_else(|e| panic!("{dst}: cannot write: {e}"));
     }
     eprintln!(
         "extract: {} pages, {:.1} MB, {:.1} MB/s",

@@ -43,6 +43,30 @@ pub mod flag {
     pub const NAMED: u16 = 1 << 8;
 }
 
+/// Most elements given an [`Elem`] of their own; the text of elements
+/// past this is counted as their parent's, which bounds memory on a page
+/// of millions of tags.
+const MAX_ELEMS: usize = 1 << 20;
+
+/// What a class, id or itemprop says of an element: that it holds a
+/// page's article text ("article-body", "entry-content",
+/// itemprop="articleBody"). Only a hint: the text in it is judged as
+/// anywhere else.
+pub const HINT_CONTENT: u8 = 1;
+/// An `<article>` or `<main>` element.
+pub const HINT_ARTICLE: u8 = 1 << 1;
+
+/// An element of the page, as far as the choice of the region holding
+/// the main text needs it. Element 0 is the document.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Elem {
+    /// The enclosing element; 0 for the document's children (and for the
+    /// document itself). Always less than the element's own number.
+    pub parent: u32,
+    /// [`HINT_CONTENT`], [`HINT_ARTICLE`].
+    pub hint: u8,
+}
+
 /// A block as the segmenter leaves it.
 #[derive(Debug, Default)]
 pub struct Raw {
@@ -55,6 +79,9 @@ pub struct Raw {
     /// The innermost [`flag::NAMED`] element around it (numbered from 1
     /// in document order), 0 for none.
     pub region: u32,
+    /// The innermost element around it where its text began, an index
+    /// into [`Segments::elems`].
+    pub elem: u32,
 }
 
 struct Open {
@@ -63,6 +90,8 @@ struct Open {
     /// This element's and its ancestors' flags.
     flags: u16,
     region: u32,
+    /// Its number in [`Segments::elems`].
+    elem: u32,
 }
 
 impl Open {
@@ -118,7 +147,14 @@ fn tag_flags(name: &[u8], parent: u16) -> u16 {
 fn hard_word(w: &[u8]) -> bool {
     matches!(
         w,
-        b"comment" | b"comments" | b"cookie" | b"cookies" | b"consent"
+        b"comment"
+            | b"comments"
+            | b"commentform"
+            | b"respond"
+            | b"footer"
+            | b"cookie"
+            | b"cookies"
+            | b"consent"
     )
 }
 
@@ -174,6 +210,12 @@ fn names_boiler(value: &[u8]) -> u16 {
             let c = c.to_ascii_lowercase();
             !(c.starts_with(b"tag-") || c.starts_with(b"category-") || c.starts_with(b"cat-"))
         })
+        // A layout's wrapper of the content and its sidebar
+        // ("content-sidebar-wrap") is no sidebar.
+        .filter(|c| {
+            let c = c.to_ascii_lowercase();
+            !(c.starts_with(b"content-sidebar") || c.starts_with(b"content_sidebar"))
+        })
         .flat_map(|c| c.split(|b| !b.is_ascii_alphanumeric()));
     for w in named {
         if w.len() < 2 || w.len() > 13 {
@@ -188,6 +230,77 @@ fn names_boiler(value: &[u8]) -> u16 {
         }
     }
     f
+}
+
+/// A class or id that names the element holding a page's article text:
+/// "article-body", "entry-content", "c-entry-content", "post_content",
+/// "storyText" and the like. Each class is cut into words at separators
+/// and at a lower-case letter followed by an upper-case one; a word, or two
+/// words in a row, joined, must be one of the names.
+fn names_content(value: &[u8]) -> bool {
+    const NAMES: &[&[u8]] = &[
+        b"articlebody",
+        b"articlecontent",
+        b"articletext",
+        b"entrycontent",
+        b"entrybody",
+        b"entrytext",
+        b"postcontent",
+        b"postbody",
+        b"posttext",
+        b"postentry",
+        b"storybody",
+        b"storycontent",
+        b"storytext",
+        b"contentbody",
+        b"bodytext",
+        b"maincontent",
+        b"newsbody",
+        b"newstext",
+        b"newscontent",
+        b"fulltext",
+        b"blogpost",
+        b"itemfulltext",
+        b"articlebodytext",
+    ];
+    value.split(|b| b.is_ascii_whitespace()).any(|c| {
+        if c.len() > 64 {
+            return false;
+        }
+        // The words of the class, lower-cased, as ranges of `low`.
+        let mut low = [0u8; 64];
+        let mut words: [(usize, usize); 16] = [(0, 0); 16];
+        let (mut n, mut w) = (0, 0);
+        let mut start = 0;
+        let mut prev_lower = false;
+        for &b in c {
+            let split = !b.is_ascii_alphanumeric() || (prev_lower && b.is_ascii_uppercase());
+            if split && n > start {
+                if w == words.len() {
+                    return false;
+                }
+                words[w] = (start, n);
+                w += 1;
+                start = n;
+            }
+            prev_lower = b.is_ascii_lowercase() || b.is_ascii_digit();
+            if b.is_ascii_alphanumeric() {
+                low[n] = b.to_ascii_lowercase();
+                n += 1;
+            }
+        }
+        if n > start && w < words.len() {
+            words[w] = (start, n);
+            w += 1;
+        }
+        let words = &words[..w];
+        // Words are adjacent in `low`, so one or two in a row, or the
+        // whole class, are slices of it.
+        let hit = |a: usize, b: usize| NAMES.contains(&&low[a..b]);
+        hit(0, n)
+            || words.iter().any(|&(a, b)| hit(a, b))
+            || words.windows(2).any(|p| hit(p[0].0, p[1].1))
+    })
 }
 
 fn hides(style: &[u8]) -> bool {
@@ -214,6 +327,9 @@ struct Segmenter<'d> {
     pending: u16,
     /// The start tag being read is an `<a>`, whose `href` makes a link.
     pending_a: bool,
+    /// [`Elem::hint`] of the start tag being read, from its attributes.
+    pending_hint: u8,
+    elems: Vec<Elem>,
     html: bool,
     honour_self_closing: bool,
     cur: Raw,
@@ -242,6 +358,7 @@ impl<'d> Segmenter<'d> {
                 link_chars: c.link_chars,
                 flags: c.flags,
                 region: c.region,
+                elem: c.elem,
             });
         }
         self.cur.text.clear();
@@ -249,6 +366,7 @@ impl<'d> Segmenter<'d> {
         self.cur.link_chars = 0;
         self.cur.flags = 0;
         self.cur.region = 0;
+        self.cur.elem = 0;
         self.space = false;
         self.br = false;
     }
@@ -307,6 +425,7 @@ impl<'d> Segmenter<'d> {
             if self.cur.chars == 0 {
                 self.cur.flags = flags;
                 self.cur.region = self.stack.last().map_or(0, |o| o.region);
+                self.cur.elem = self.stack.last().map_or(0, |o| o.elem);
             } else if self.space {
                 self.cur.text.push(' ');
                 self.cur.chars += 1;
@@ -344,12 +463,21 @@ impl Sink for Segmenter<'_> {
     fn open(&mut self, name: &[u8]) -> bool {
         self.pending_a = name == b"a";
         self.pending = 0;
+        self.pending_hint = 0;
         true
     }
 
     fn attr(&mut self, name: &[u8], value: &[u8]) {
         match name {
-            b"class" | b"id" => self.pending |= names_boiler(value),
+            b"class" | b"id" => {
+                self.pending |= names_boiler(value);
+                if names_content(value) {
+                    self.pending_hint |= HINT_CONTENT;
+                }
+            }
+            b"itemprop" if value.eq_ignore_ascii_case(b"articlebody") => {
+                self.pending_hint |= HINT_CONTENT;
+            }
             b"hidden" => self.pending |= flag::HIDDEN,
             b"aria-hidden" if value.eq_ignore_ascii_case(b"true") => self.pending |= flag::HIDDEN,
             b"style" if hides(value) => self.pending |= flag::HIDDEN,
@@ -406,6 +534,18 @@ impl Sink for Segmenter<'_> {
             flags &= !(flag::BOILER | flag::NAMED);
         }
         let mut region = self.stack.last().map_or(0, |o| o.region);
+        // An element named as the article's text is not the region around
+        // it that some class names a sidebar or a menu.
+        if self.pending_hint & HINT_CONTENT != 0 && self.pending & (flag::NAMED | flag::BOILER) == 0
+        {
+            flags &= !flag::NAMED;
+            region = 0;
+            // Its own tag (an <aside class="blogPost">) is misused; a
+            // region around it that is boilerplate stays so.
+            if parent & flag::BOILER == 0 {
+                flags &= !flag::BOILER;
+            }
+        }
         if self.pending & flag::NAMED != 0 && flags & flag::NAMED != 0 {
             self.regions = self.regions.saturating_add(1);
             region = self.regions;
@@ -414,11 +554,29 @@ impl Sink for Segmenter<'_> {
             self.overflow += 1;
             return;
         }
+        let parent_elem = self.stack.last().map_or(0, |o| o.elem);
+        let elem = if self.elems.len() < MAX_ELEMS {
+            let hint = self.pending_hint
+                | if matches!(name, b"article" | b"main") {
+                    HINT_ARTICLE
+                } else {
+                    0
+                };
+            self.elems.push(Elem {
+                parent: parent_elem,
+                hint,
+            });
+            // MAX_ELEMS fits in a u32.
+            (self.elems.len() - 1) as u32
+        } else {
+            parent_elem
+        };
         let mut o = Open {
             name: [0; 12],
             len: 0,
             flags,
             region,
+            elem,
         };
         if name.len() <= o.name.len() {
             o.name[..name.len()].copy_from_slice(name);
@@ -448,9 +606,13 @@ impl Sink for Segmenter<'_> {
     }
 }
 
-/// What segmentation found: the blocks in document order and the title.
+/// What segmentation found: the blocks in document order, the elements
+/// they are in, and the title.
 pub struct Segments {
     pub blocks: Vec<Raw>,
+    /// Every element opened (up to [`MAX_ELEMS`]), in document order,
+    /// after the document itself at 0.
+    pub elems: Vec<Elem>,
     pub title: String,
 }
 
@@ -467,6 +629,8 @@ pub fn segment_with<S: Sink>(doc: &str, mode: Mode, also: &mut S) -> Segments {
         overflow: 0,
         pending: 0,
         pending_a: false,
+        pending_hint: 0,
+        elems: vec![Elem::default()],
         html: mode != Mode::Xml,
         honour_self_closing: mode == Mode::Xhtml,
         cur: Raw::default(),
@@ -481,6 +645,7 @@ pub fn segment_with<S: Sink>(doc: &str, mode: Mode, also: &mut S) -> Segments {
     let title = s.title.split_whitespace().collect::<Vec<_>>().join(" ");
     Segments {
         blocks: s.blocks,
+        elems: s.elems,
         title,
     }
 }
@@ -489,6 +654,31 @@ pub fn segment_with<S: Sink>(doc: &str, mode: Mode, also: &mut S) -> Segments {
 mod tests {
     use super::*;
     use crate::document::xorshift::xorshift;
+
+    #[test]
+    fn classes_that_name_the_article_text() {
+        for v in [
+            "entry-content",
+            "c-entry-content",
+            "post_content clearfix",
+            "storyText",
+            "l-col article-body-text",
+            "td-post-content",
+            "articleBody",
+        ] {
+            assert!(names_content(v.as_bytes()), "{v}");
+        }
+        for v in [
+            "content",
+            "sidebar",
+            "entry",
+            "post-meta",
+            "contentinfo",
+            "entry-content-wrapper-but-much-longer-than-any-class-should-ever-be-x",
+        ] {
+            assert!(!names_content(v.as_bytes()), "{v}");
+        }
+    }
 
     /// A block's text is its words with one space between them, and its
     /// counts those of that text, however the white space came: the

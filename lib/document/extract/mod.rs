@@ -4,19 +4,25 @@
 //! The method is the paragraph classifier of the corpus builders: cut the
 //! page into blocks at block-level tags ([`blocks`]), judge each block by
 //! itself (its length, the share of it that is link text, the share of
-//! its words that are stop words of the page's language, and what the
-//! markup says of its region), then judge the short and the doubtful
-//! blocks by their neighbours, since a short line between two paragraphs
-//! of an article belongs to it and one amid a menu does not. Text in
-//! `<nav>`, `<footer>`, `<aside>`, a page's `<header>` or a comments
-//! section is never main text; text in an element whose class or id names
-//! a menu or a sidebar is not, unless most of that element is prose.
-//! Measured against human-marked text (scripts/bench/extract, figures in
-//! README) it extracts better than trafilatura and jusText; a port of
-//! Readability (dom_smoothie) extracts better still, at a tenth of the
-//! speed.
+//! its words that are stop words of the page's language or whether it
+//! reads as sentences, and what the markup says of its region), then
+//! judge the short and the doubtful blocks by their neighbours, since a
+//! short line between two paragraphs of an article belongs to it and one
+//! amid a menu does not. Text in `<nav>`, `<footer>`, `<aside>`, a page's
+//! `<header>`, a comments section or an element named a footer is never
+//! main text; text in an element whose class or id names a menu or a
+//! sidebar is not, unless most of that element is prose and the page has
+//! no headline with its article elsewhere. Then the page as a whole
+//! ([`region`]): a listing's teasers are not its text, the text under the
+//! headline that repeats the `<title>` is, and the element holding most of
+//! the good text is the article's, the rest of the page not.
+//!
+//! Measured against human-marked text (scripts/bench/extract, its report
+//! half; figures in doc/BENCHMARKS.md) it extracts better than
+//! trafilatura and jusText on each set.
 
 pub mod blocks;
+mod region;
 pub mod stop;
 pub mod tally;
 
@@ -109,6 +115,8 @@ struct Judged {
     /// Its text is normalised for the text hash (`words::words_hashed`);
     /// false when not known.
     normal: bool,
+    /// A teaser of a listing ([`region::teasers`]): not the page's text.
+    listed: bool,
 }
 
 fn measure(raw: Raw, noted: Option<&mut Noted>) -> Judged {
@@ -156,6 +164,7 @@ fn measure(raw: Raw, noted: Option<&mut Noted>) -> Judged {
         letters,
         hashes,
         normal,
+        listed: false,
     }
 }
 
@@ -197,11 +206,40 @@ fn alone(b: &Judged, lang: Option<usize>, named_is_boiler: bool) -> Class {
         } else {
             Class::NearGood
         }
-    } else if stop >= low {
+    } else if stop >= low || sentences(&r.text, b.words, SENTENCE_WORDS) {
         Class::NearGood
     } else {
         Class::Bad
     }
+}
+
+/// Words a block needs to read as sentences when its stop words do not
+/// say it is prose.
+const SENTENCE_WORDS: usize = 10;
+
+/// Whether a block reads as written sentences: at least `min_words`
+/// words, starting with a capital letter (or a digit or a quotation mark)
+/// and ending with a full stop, a question or an exclamation mark after a
+/// letter. Menus, link lists, bylines and captions do not; prose in a
+/// language whose function words are few (an inflected one) or whose
+/// list is not kept does.
+fn sentences(text: &str, words: usize, min_words: usize) -> bool {
+    if words < min_words {
+        return false;
+    }
+    let Some(first) = text.chars().find(|c| !c.is_whitespace()) else {
+        return false;
+    };
+    if !(first.is_uppercase() || first.is_ascii_digit() || matches!(first, '"' | '„' | '“' | '«'))
+    {
+        return false;
+    }
+    let mut end = text.trim_end().chars().rev();
+    let mut last = end.next();
+    while matches!(last, Some('"' | '”' | '»' | ')' | '\'' | '’')) {
+        last = end.next();
+    }
+    matches!(last, Some('.' | '!' | '?' | '…')) && end.next().is_some_and(char::is_alphanumeric)
 }
 
 /// For each block, the class of the nearest block before it and after it
@@ -433,6 +471,9 @@ fn judge<S: Sink>(
         .collect();
     let lang = language(&js);
     classify(&mut js, lang);
+    region::teasers(&mut js);
+    let headline = region::headline(&mut js, &seg.title);
+    region::focus(&mut js, &seg.elems, headline);
     (seg.title, js)
 }
 
