@@ -139,7 +139,22 @@ fn http_header<'a>(v: &'a Value, name: &str) -> Option<&'a str> {
 /// windows-1257 (say, from the server), and that is what the record says.
 const LV: &[u8] = b"<html><head><meta charset=utf-8><title>Sveiki</title>\
     <script>var x = '<p>nav teksts</p>';</script></head>\
-    <body><p>Lab\xe2 diena,</p><p>\xf0is ir latvie\xf0u <b>teksts</b>.</p></body></html>";
+    <body><p>Lab\xe2 diena, \xf0is ir latvie\xf0u <b>teksts</b>, kas st\xe2sta par to, \
+    k\xe2 m\xe7s dz\xeevojam R\xeeg\xe2.</p></body></html>";
+
+// Bodies of one paragraph: a sentence, which is main text (a page of a
+// word or two has none, and no text file).
+const ALPHA: &[u8] =
+    b"<p>Alpha is the first version of the news page, written in one sentence.</p>";
+const BETA: &[u8] =
+    b"<p>Beta is the second version of the news page, a little longer than alpha.</p>";
+const ENGLISH: &[u8] = b"<p>This page is written in English, and its record says that it is.</p>";
+const SNAP: &[u8] = b"<p>The snapshot holds this text, which the cache no longer has in it.</p>";
+/// The text tree's file of a body above: its paragraph and a line break.
+fn text_of(body: &[u8]) -> String {
+    let s = std::str::from_utf8(body).unwrap();
+    format!("{}\n", &s["<p>".len()..s.len() - "</p>".len()])
+}
 
 const T1: u64 = 1_690_000_000;
 const T2: u64 = 1_695_000_000;
@@ -151,19 +166,12 @@ const T2: u64 = 1_695_000_000;
 fn small_corpus(c: &Crawl) -> HashMap<&'static str, Key> {
     let st = c.store();
     let mut keys = HashMap::new();
-    let k = plant_page(
-        c,
-        &st,
-        "http://a.test/news",
-        State::Scanned,
-        b"alpha",
-        |r| {
-            r.etag = "\"a3\"".into();
-            r.last_modified = "Sun, 06 Nov 1994 08:49:37 GMT".into();
-        },
-    );
-    plant_version(c, &st, &k, T1, b"alpha");
-    plant_version(c, &st, &k, T2, b"beta, longer");
+    let k = plant_page(c, &st, "http://a.test/news", State::Scanned, ALPHA, |r| {
+        r.etag = "\"a3\"".into();
+        r.last_modified = "Sun, 06 Nov 1994 08:49:37 GMT".into();
+    });
+    plant_version(c, &st, &k, T1, ALPHA);
+    plant_version(c, &st, &k, T2, BETA);
     keys.insert("news", k);
     keys.insert(
         "lv",
@@ -178,7 +186,7 @@ fn small_corpus(c: &Crawl) -> HashMap<&'static str, Key> {
             &st,
             "http://b.test:8080/en?x=1",
             State::Scanned,
-            b"english",
+            ENGLISH,
             |r| r.language = "en".into(),
         ),
     );
@@ -188,14 +196,7 @@ fn small_corpus(c: &Crawl) -> HashMap<&'static str, Key> {
     );
     let gone = plant_page(c, &st, "http://a.test/gone", State::Scanned, b"x", |_| {});
     c.cache().remove(&gone).unwrap();
-    let moved = plant_page(
-        c,
-        &st,
-        "http://a.test/moved",
-        State::Scanned,
-        b"snap",
-        |_| {},
-    );
+    let moved = plant_page(c, &st, "http://a.test/moved", State::Scanned, SNAP, |_| {});
     let r = record(&st, "http://a.test/moved");
     archive(c)
         .keep(&c.cache().path(&moved), &moved, r.fetched, &r.hash)
@@ -262,8 +263,8 @@ fn warc_round_trip_through_an_independent_reader() {
     let news = by_uri("http://a.test/news");
     let kinds: Vec<&str> = news.iter().map(|r| field(r, "type")).collect();
     assert_eq!(kinds, ["response", "response", "revisit"]);
-    assert_eq!(b64(field(news[0], "payload")), b"alpha");
-    assert_eq!(b64(field(news[1], "payload")), b"beta, longer");
+    assert_eq!(b64(field(news[0], "payload")), ALPHA);
+    assert_eq!(b64(field(news[1], "payload")), BETA);
     assert_eq!(field(news[0], "date"), clock::iso8601(T1));
     assert_eq!(field(news[1], "date"), clock::iso8601(T2));
     for r in &news[..2] {
@@ -282,7 +283,7 @@ fn warc_round_trip_through_an_independent_reader() {
     assert_eq!(rv["refers_to"], news[0]["id"]);
     assert_eq!(rv["refers_to_uri"], "http://a.test/news");
     assert_eq!(rv["refers_to_date"], news[0]["date"]);
-    assert_eq!(field(rv, "payload_digest"), sha1(b"alpha"));
+    assert_eq!(field(rv, "payload_digest"), sha1(ALPHA));
     assert_eq!(rv["length"], 0);
     assert_eq!(http_header(rv, "ETag"), Some("\"a3\""));
     assert_eq!(
@@ -302,7 +303,7 @@ fn warc_round_trip_through_an_independent_reader() {
     assert_eq!(by_uri("http://b.test:8080/en?x=1").len(), 1);
     // The body as the snapshot had it, from the archive.
     let moved = by_uri("http://a.test/moved");
-    assert_eq!(b64(field(moved[0], "payload")), b"snap");
+    assert_eq!(b64(field(moved[0], "payload")), SNAP);
     // Neither the rejected page nor the one without a body.
     assert!(by_uri("http://a.test/rej").is_empty());
     assert!(by_uri("http://a.test/gone").is_empty());
@@ -415,7 +416,7 @@ fn text_files_in_utf8_with_an_index() {
     assert_eq!(lv[0], format!("a.test/{}.1700000000.txt", keys["lv"].hex()));
     assert_eq!(
         std::fs::read_to_string(dir.join(&lv[0])).unwrap(),
-        "Sveiki Labā diena, šis ir latviešu teksts.\n"
+        "Labā diena, šis ir latviešu teksts, kas stāsta par to, kā mēs dzīvojam Rīgā.\n"
     );
     assert_eq!(
         &lv[2..6],
@@ -433,12 +434,12 @@ fn text_files_in_utf8_with_an_index() {
     assert_eq!(old[0][2], clock::iso8601(T1));
     assert_eq!(
         std::fs::read_to_string(dir.join(&old[1][0])).unwrap(),
-        "beta, longer\n"
+        text_of(BETA)
     );
     assert_eq!(line("http://a.test/news", "current").len(), 1);
     assert_eq!(
         std::fs::read_to_string(dir.join(&line("http://a.test/moved", "current")[0][0])).unwrap(),
-        "snap\n"
+        text_of(SNAP)
     );
     assert_eq!(line("http://b.test:8080/en?x=1", "current")[0][3], "en");
     assert!(line("http://a.test/rej", "current").is_empty());
@@ -489,6 +490,9 @@ fn writer_step(c: &Crawl, st: &Store, keys: &[Key], i: usize) {
     let mut n = Record::new(&format!("http://new.test/{i}"), 1);
     n.state = State::Scanned;
     n.fetched = 1_700_000_000;
+    // Plain text, as the planted records are: its one paragraph is its
+    // main text, and it has a text file.
+    n.content_type = "text/plain".into();
     let nb = format!("inserted {i}");
     n.hash = *blake3::hash(nb.as_bytes()).as_bytes();
     n.size = nb.len() as u64;

@@ -413,7 +413,7 @@ struct VertDoc {
 
 /// The attributes of `<doc>` and `<p>`, in order, as nlpc-dump(1) lists
 /// them for cwb-encode.
-const DOC_ATTRS: [&str; 11] = [
+const DOC_ATTRS: [&str; 12] = [
     "url",
     "final_url",
     "title",
@@ -422,11 +422,12 @@ const DOC_ATTRS: [&str; 11] = [
     "crawl_date",
     "lang",
     "lang_conf",
+    "langs",
     "charset",
     "dict_ratio",
     "duplicate_of",
 ];
-const P_ATTRS: [&str; 2] = ["type", "heading"];
+const P_ATTRS: [&str; 3] = ["type", "heading", "lang"];
 
 /// Checks the whole structure of a vertical file and reads its documents:
 /// every `<s>` in a `<p>` in a `<doc>`, each closed where it must be, no

@@ -132,7 +132,10 @@ pub fn document(d: &Document) -> String {
             &[
                 ("type", p_type(b.kind)),
                 ("heading", heading),
-                ("lang", d.block_langs.get(i).copied().flatten().unwrap_or("")),
+                (
+                    "lang",
+                    d.block_langs.get(i).copied().flatten().unwrap_or(""),
+                ),
             ],
         );
         for sent in sents {

@@ -87,6 +87,10 @@ const PROSE_TENTHS: usize = 4;
 /// The least percentage of a page's words that must be on a stop-word
 /// list for the list to be the page's.
 const LANG_MIN_PERCENT: usize = 12;
+/// The blocks reading as prose in a list's language must hold at least
+/// one in this many of the asked text's characters for it to be the
+/// page's list.
+const VOTE_SHARE_DIV: usize = 4;
 /// A heading is kept when a good block follows within this many
 /// characters.
 const HEADING_REACH: usize = 200;
@@ -216,6 +220,9 @@ fn alone(b: &Judged, lang: Option<usize>, named_is_boiler: bool) -> Class {
 /// Words a block needs to read as sentences when its stop words do not
 /// say it is prose.
 const SENTENCE_WORDS: usize = 10;
+/// Words a short block needs to read as a sentence, on a page of short
+/// blocks alone.
+const SHORT_SENTENCE_WORDS: usize = 4;
 
 /// Whether a block reads as written sentences: at least `min_words`
 /// words, starting with a capital letter (or a digit or a quotation mark)
@@ -312,7 +319,8 @@ fn classify(js: &mut [Judged], lang: Option<usize>) {
         i = end + 1;
     }
     // A page with no good block but near-good ones: the longest of these
-    // is its text.
+    // is its text. A page of short sentences alone (a notice, a one-line
+    // post) has those for its text.
     if !js.iter().any(|j| j.class == Class::Good) {
         if let Some(best) = js
             .iter_mut()
@@ -320,6 +328,15 @@ fn classify(js: &mut [Judged], lang: Option<usize>) {
             .max_by_key(|j| j.raw.chars)
         {
             best.class = Class::Good;
+        } else {
+            for j in js.iter_mut() {
+                if j.class == Class::Short
+                    && j.raw.link_chars == 0
+                    && sentences(&j.raw.text, j.words, SHORT_SENTENCE_WORDS)
+                {
+                    j.class = Class::Good;
+                }
+            }
         }
     }
     // A short heading right before good text is near-good.
@@ -404,9 +421,11 @@ fn good_follows(js: &[Judged], i: usize) -> bool {
 }
 
 /// The list of the page's language: each block votes with its characters
-/// for the list whose stop words it holds most of, when they are at least
-/// [`LANG_MIN_PERCENT`] of its words, and the list with the most
-/// characters wins, so the language of most of the text decides, not the
+/// for the list whose stop words it holds most of, when they make it read
+/// as prose in that language (the near-prose share of [`stop::SHARES`]),
+/// and the list with the most characters wins if they are at least a
+/// [`VOTE_SHARE_DIV`]th of the text, so the language of most of the text
+/// decides, not the
 /// one richest in stop words (English packs more into a cookie notice
 /// than Latvian into an article twice its length). With no vote, the
 /// list whose stop words the text holds most of, when they are at least
@@ -429,14 +448,20 @@ fn language(js: &[Judged]) -> Option<usize> {
         let (l, n) = (0..stop::LANGS.len())
             .map(|l| (l, usize::from(j.stops[l])))
             .fold((0, 0), |a, b| if b.1 > a.1 { b } else { a });
-        if n > 0 && n * 100 >= j.words * LANG_MIN_PERCENT {
+        // A block votes for the list it reads as prose in, not for one
+        // whose few common words it happens to share (a Spanish "a", a
+        // Lithuanian "ir").
+        if n > 0 && n as f64 >= j.words as f64 * stop::SHARES[l].1 {
             votes[l] += j.raw.chars;
         }
     }
+    // The winner must hold a good part of the text: a menu's "About us"
+    // does not make a Swedish page English.
+    let asked_chars: usize = asked.iter().map(|j| j.raw.chars).sum();
     if let Some((l, _)) = votes
         .iter()
         .enumerate()
-        .filter(|v| *v.1 > 0)
+        .filter(|v| *v.1 > 0 && *v.1 * VOTE_SHARE_DIV >= asked_chars)
         .max_by_key(|v| *v.1)
     {
         return Some(l);

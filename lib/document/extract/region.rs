@@ -15,7 +15,7 @@
 //! (scripts/bench/extract) and is measured on its report half.
 
 use super::blocks::{flag, Elem, HINT_CONTENT};
-use super::{Class, Judged, LENGTH_LOW, MAX_LINK};
+use super::{Class, Judged, LENGTH_LOW, MAX_LINK, SHORT_SENTENCE_WORDS};
 
 /// Linked headings with a short block under each, at least this many,
 /// make a listing.
@@ -81,10 +81,6 @@ fn ends_article(j: &Judged) -> bool {
         || (j.alone == Class::Bad && j.raw.chars >= LENGTH_LOW)
 }
 
-/// Whether a short block is a sentence: at least [`SENTENCE_WORDS`] words
-/// ending with a full stop, a question or an exclamation mark.
-const SENTENCE_WORDS: usize = 4;
-
 /// The page's headline: the block whose words are mostly (eight in ten)
 /// in the `<title>`, which adds the site's name to it; a heading before
 /// any other block, then the one with most words in the title, then the
@@ -138,7 +134,8 @@ pub(super) fn headline(js: &mut [Judged], title: &str) -> Option<usize> {
         }
         if j.class == Class::Good
             || j.alone == Class::NearGood
-            || (j.alone == Class::Short && super::sentences(&j.raw.text, j.words, SENTENCE_WORDS))
+            || (j.alone == Class::Short
+                && super::sentences(&j.raw.text, j.words, SHORT_SENTENCE_WORDS))
         {
             starts = true;
         }
