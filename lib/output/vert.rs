@@ -226,6 +226,8 @@ mod tests {
                     text: "Tas notika 2024. gada 1. maijā. Vai tiešām?!".into(),
                 },
             ],
+            block_langs: vec![None, None, Some("lv")],
+            langs: vec![(Some("lv"), 0.75), (None, 0.25)],
         };
         let v = document(&d);
         assert_eq!(
@@ -233,10 +235,10 @@ mod tests {
             "<doc url=\"http://user@Ziņas.lv:8080/a?b=&quot;c&quot;\" \
              final_url=\"http://user@Ziņas.lv:8080/a?b=&quot;c&quot;\" title=\"A &amp; B\" \
              domain=\"Ziņas.lv\" fetched=\"2023-11-14T22:13:20Z\" crawl_date=\"2023-11-14\" \
-             lang=\"lv\" lang_conf=\"0.988\" charset=\"UTF-8\" dict_ratio=\"0.500\" \
-             duplicate_of=\"\">\n\
-             <p type=\"heading\" heading=\"1\">\n<s>\nJaunumi\n</s>\n</p>\n\
-             <p type=\"item\" heading=\"0\">\n\
+             lang=\"lv\" lang_conf=\"0.988\" langs=\"lv:0.750 -:0.250\" charset=\"UTF-8\" \
+             dict_ratio=\"0.500\" duplicate_of=\"\">\n\
+             <p type=\"heading\" heading=\"1\" lang=\"\">\n<s>\nJaunumi\n</s>\n</p>\n\
+             <p type=\"item\" heading=\"0\" lang=\"lv\">\n\
              <s>\nTas\nnotika\n2024.\ngada\n1.\nmaijā\n<g/>\n.\n</s>\n\
              <s>\nVai\ntiešām\n<g/>\n?!\n</s>\n</p>\n</doc>\n"
         );
