@@ -234,8 +234,12 @@ pub fn text(data: &[u8]) {
             ..vrfy::Config::default()
         };
         let v = vrfy::verify(&cfg, &rec, Some(data));
+        // A page with no main text keeps none (it is not in the corpus);
+        // its fingerprint is of the visible text it was judged by.
         if let (Some(f), Some(main)) = (v.fingerprint, v.main.as_ref()) {
-            assert_eq!(f, Fingerprint::of(&main.text), "verified page's fingerprint");
+            if !main.text.is_empty() {
+                assert_eq!(f, Fingerprint::of(&main.text), "verified page's fingerprint");
+            }
         }
     }
     for kind in KINDS {

@@ -1,8 +1,15 @@
 //! Main-text extraction on pages written for the purpose: what is kept
-//! is exactly the article, in order, with its kinds of block.
+//! is exactly the article, in order, with its kinds of block; and through
+//! the daemons, two articles of one site are two texts, not its sidebar.
 
+mod common;
+
+use common::*;
 use nlpcrawl::document::charset::Kind;
 use nlpcrawl::document::extract::{main_text, Block, BlockKind, MainText};
+use nlpcrawl::store::dups;
+use nlpcrawl::store::record::{Record, State};
+use serde_json::Value;
 
 const P1: &str = "The old bridge over the river was closed in the spring, when the \
     engineers who had been sent from the city found that the stones of its middle arch \
@@ -240,4 +247,93 @@ fn plain_text_is_its_paragraphs() {
             block(BlockKind::Paragraph, "Second one."),
         ]
     );
+}
+
+/// The site's prose sidebar: longer than either article, on every page.
+const ABOUT: &str = "Rīgas Vēstis ir neatkarīgs laikraksts, kas kopš deviņdesmito gadu \
+    sākuma stāsta par pilsētas dzīvi, tās cilvēkiem, kultūru un sportu. Mūsu žurnālisti \
+    strādā katru dienu, lai lasītāji uzzinātu jaunāko no domes sēdēm, skolām, teātriem \
+    un stadioniem, un mēs ticam, ka laba vietējā žurnālistika stiprina visu sabiedrību.";
+
+/// A page of the site: a short article of `paras` under `head`, beside
+/// the sidebar.
+fn site_page(head: &str, paras: &[&str]) -> String {
+    let ps: String = paras.iter().map(|p| format!("<p>{p}</p>")).collect();
+    format!(
+        "<html><head><meta charset=utf-8><title>{head} | Rīgas Vēstis</title></head><body>\
+         <div id=top><a href=/>Rīgas Vēstis</a> <a href=/z>Ziņas</a> <a href=/s>Sports</a></div>\
+         <div class=wrap><div class=column><h1>{head}</h1>{ps}</div>\
+         <div class=widget-area><h3>Par mums</h3><p>{ABOUT}</p></div></div>\
+         <div class=bottom>&copy; Rīgas Vēstis</div></body></html>"
+    )
+}
+
+#[test]
+fn two_short_articles_of_one_site_are_two_texts_not_its_sidebar() {
+    let c = Crawl::new();
+    let st = c.store();
+    let pages = [
+        (
+            "http://vestis.test/biblioteka",
+            "Pilsētā atver jaunu bibliotēku",
+            [
+                "Pārdaugavā durvis vērs jauna bibliotēka ar lasītavu bērniem.",
+                "Tajā būs vairāk nekā divdesmit tūkstoši grāmatu un datori.",
+            ],
+        ),
+        (
+            "http://vestis.test/hokejs",
+            "Hokeja komanda uzvar finālā",
+            [
+                "Rīgas hokejisti svētdien izcīnīja uzvaru pagarinājumā.",
+                "Izšķirošos vārtus guva komandas kapteinis pēc piespēles.",
+            ],
+        ),
+    ];
+    let mut keys = Vec::new();
+    for (url, head, paras) in &pages {
+        let body = site_page(head, paras);
+        let mut r = Record::new(url, 1_700_000_000);
+        r.state = State::Fresh;
+        r.addr = "192.0.2.7".into();
+        r.status = 200;
+        r.fetched = 1_700_000_000;
+        r.content_type = "text/html".into();
+        r.charset = "utf-8".into();
+        r.size = body.len() as u64;
+        r.hash = *blake3::hash(body.as_bytes()).as_bytes();
+        let k = insert_new(&st, &r);
+        c.cache().write(&k, body.as_bytes()).expect("cache write");
+        keys.push(k);
+    }
+    drop(st);
+    c.once_ahead(0, "nlpc-vrfy", &["--filter-lang", "lv"]);
+    let st = c.store();
+    assert_eq!(urls_in(&st, State::Verified).len(), 2, "both verified");
+    let rd = st.read().unwrap();
+    for k in &keys {
+        assert!(
+            dups::duplicate_of(&rd, k).unwrap().is_none(),
+            "an article marked a duplicate of the other"
+        );
+    }
+    drop(rd);
+    drop(st);
+    let out = c.tmp.path().join("corpus.jsonl");
+    let o = c.run("nlpc-dump", &["--jsonl", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "nlpc-dump: {}", stderr(&o));
+    let docs: Vec<Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(docs.len(), 2, "{docs:?}");
+    for (url, head, paras) in &pages {
+        let d = docs
+            .iter()
+            .find(|d| d["url"] == *url)
+            .unwrap_or_else(|| panic!("{url} not in the corpus"));
+        let text = d["text"].as_str().unwrap();
+        assert_eq!(text, format!("{head}\n\n{}\n\n{}", paras[0], paras[1]));
+    }
 }

@@ -220,9 +220,11 @@ fn alone(b: &Judged, lang: Option<usize>, named_is_boiler: bool) -> Class {
 /// Words a block needs to read as sentences when its stop words do not
 /// say it is prose.
 const SENTENCE_WORDS: usize = 10;
-/// Words a short block needs to read as a sentence, on a page of short
-/// blocks alone.
+/// Words a short block needs to read as a sentence under a headline.
 const SHORT_SENTENCE_WORDS: usize = 4;
+/// Words a short block needs to read as a sentence on a page with nothing
+/// longer: "Zāle aug." is a page's text when it is all the page says.
+const LONE_SENTENCE_WORDS: usize = 2;
 
 /// Whether a block reads as written sentences: at least `min_words`
 /// words, starting with a capital letter (or a digit or a quotation mark)
@@ -332,7 +334,7 @@ fn classify(js: &mut [Judged], lang: Option<usize>) {
             for j in js.iter_mut() {
                 if j.class == Class::Short
                     && j.raw.link_chars == 0
-                    && sentences(&j.raw.text, j.words, SHORT_SENTENCE_WORDS)
+                    && sentences(&j.raw.text, j.words, LONE_SENTENCE_WORDS)
                 {
                     j.class = Class::Good;
                 }
