@@ -1307,7 +1307,9 @@ fn an_address_without_rest_is_kept_busy_while_its_next_records_are_leased() {
     let c = Crawl::new();
     let srv = Server::start("127.0.0.35");
     let st = c.store();
-    let n = 400;
+    // Enough pages that the fetcher is still busy when the lock is taken,
+    // even on a loaded machine.
+    let n = 1000;
     let mut urls = Vec::new();
     for j in 0..n {
         let path = format!("/z{j}");
@@ -1322,6 +1324,11 @@ fn an_address_without_rest_is_kept_busy_while_its_next_records_are_leased() {
         cmd.args(["--once", "--fetch-polite", "0"]);
         cmd
     });
+    // A line per page: read, or the pipe fills and the fetcher blocks.
+    let log = child
+        .stderr
+        .take()
+        .map(|e| std::thread::spawn(move || std::io::read_to_string(e).unwrap_or_default()));
     let st = c.store();
     wait_until(Duration::from_secs(60), "fetch progress", || {
         st.read().unwrap().count(State::Fresh, false).unwrap() >= 40
@@ -1333,7 +1340,8 @@ fn an_address_without_rest_is_kept_busy_while_its_next_records_are_leased() {
     let released = std::time::Instant::now();
     drop(w);
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
+    let log = log.and_then(|t| t.join().ok()).unwrap_or_default();
+    assert_eq!(status.code(), Some(0), "{log}");
     let during = srv
         .page_hits()
         .iter()

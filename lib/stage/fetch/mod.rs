@@ -454,7 +454,11 @@ impl<'d> Fetcher<'d> {
                 // Idle: whatever the writer was given is in before the
                 // database is asked what is left.
                 self.settle()?;
-                if self.queued() > 0 {
+                // A fill that came in during the wait may have queued
+                // records, or given some back (their address had left):
+                // those are outcomes to commit before the database can
+                // say what is left, else --once ends with them unfetched.
+                if self.queued() > 0 || !self.outcomes.is_empty() {
                     continue;
                 }
                 if self.input_left()? {
