@@ -88,9 +88,8 @@ fn a_link_goes_through_the_outbox_and_arrives_once() {
     drop(rd);
 
     let cfg = |p| Config {
-        servers: nats.urls().split(',').map(str::to_string).collect(),
-        node: p,
         stat_every: Duration::from_secs(3600),
+        ..Config::plain(nats.urls().split(',').map(str::to_string).collect(), p)
     };
     let mut ra = Relay::connect(cfg(pa), f.clone(), |_| false).expect("relay A");
     let mut rb = Relay::connect(cfg(pb), f.clone(), |_| false).expect("relay B");
