@@ -297,22 +297,34 @@ pub fn refusal(cfg: &Config, e: &async_nats::ConnectError) -> Result<String> {
                 Auth::None => "the cluster asks for credentials this node does not have: give --nats-user with --nats-password FILE, --nats-token FILE, --nats-nkey FILE or --nats-creds FILE",
                 _ => "the cluster refuses this node's credentials: check the file given",
             };
-            Err(Error::Usage(format!("NATS {servers}: {e}: {hint}")))
+            Err(Error::Input(format!("NATS {servers}: {e}: {hint}")))
         }
-        ConnectErrorKind::Tls => {
-            let hint = match (&cfg.tls.ca, &cfg.tls.cert) {
-                (None, _) => {
-                    "if the servers use TLS with their own CA, give it with --nats-ca FILE"
-                }
-                (Some(_), None) => "if the servers verify clients, give --nats-cert and --nats-key",
-                _ => "check --nats-ca, --nats-cert and --nats-key",
-            };
-            Err(Error::Usage(format!(
-                "NATS {servers}: TLS failed ({e}): {hint}"
-            )))
-        }
+        // A failed handshake may come as an I/O error with rustls's words.
+        ConnectErrorKind::Io if is_handshake(&e.to_string()) => tls_refusal(cfg, e),
+        ConnectErrorKind::Tls => tls_refusal(cfg, e),
         _ => Ok(e.to_string()),
     }
+}
+
+/// True when a connection error's words are those of a TLS handshake
+/// that failed.
+fn is_handshake(why: &str) -> bool {
+    let w = why.to_ascii_lowercase();
+    ["certificate", "handshake", "tls", "unknownissuer"]
+        .iter()
+        .any(|k| w.contains(k))
+}
+
+fn tls_refusal(cfg: &Config, e: &async_nats::ConnectError) -> Result<String> {
+    let hint = match (&cfg.tls.ca, &cfg.tls.cert) {
+        (None, _) => "if the servers use TLS with their own CA, give it with --nats-ca FILE",
+        (Some(_), None) => "if the servers verify clients, give --nats-cert and --nats-key",
+        _ => "check --nats-ca, --nats-cert and --nats-key",
+    };
+    Err(Error::Input(format!(
+        "NATS {}: TLS failed ({e}): {hint}",
+        cfg.shown()
+    )))
 }
 
 /// One try to connect, for nlpcd before it starts anything: Err when the

@@ -153,6 +153,8 @@ impl Relay {
                 .request_timeout(Some(REQUEST))
                 .connection_timeout(REQUEST)
                 .subscription_capacity(STATS_QUEUE)
+                // Its own counters are filed as they are published.
+                .no_echo()
                 .max_reconnects(None)
                 .event_callback(move |ev| {
                     let lost = lost.clone();
@@ -710,6 +712,12 @@ async fn setup(
         .map_err(|e| nats_err("cannot make this node's consumer", e))?;
     let stats = client
         .subscribe(format!("{PREFIX}.stats.*"))
+        .await
+        .map_err(|e| nats_err("cannot subscribe to the counters", e))?;
+    // Sent now, not with the first round: the servers know this node
+    // listens before the relay says it is ready.
+    client
+        .flush()
         .await
         .map_err(|e| nats_err("cannot subscribe to the counters", e))?;
     Ok((consumer, stats))
