@@ -1085,8 +1085,8 @@ pub static OPTIONS: &[Opt] = &[
         "serve",
         "addr",
         "",
-        Check::Address,
-        "serve a search page at this address (e.g. 127.0.0.1:8470)",
+        Check::Text,
+        "serve a search page at this port on 127.0.0.1, or at this address and port (e.g. 127.0.0.1:8470)",
         SEARCH,
     ),
     value(
