@@ -95,6 +95,16 @@ fn main() {
             if !json {
                 list::emit(&mut out, &format!("TOTAL\t{total}"))?;
             }
+            // A node of a cluster: the links waiting to be sent, which
+            // are no records here.
+            if let Some(n) = list::outbox_count(&rd)? {
+                let line = if json {
+                    serde_json::json!({"outbox": n}).to_string()
+                } else {
+                    format!("OUTBOX\t{n}")
+                };
+                list::emit(&mut out, &line)?;
+            }
             Ok(())
         })
     } else {

@@ -5,7 +5,12 @@
 //!
 //! The single-node crawl of the same generated web verifies exactly the
 //! generator's ground truth (tests/testweb.rs asserts that), so the nodes'
-//! union is compared with that truth here.
+//! union is compared with that truth here. The three-node crawl runs over a
+//! cluster secured as on an open network (TLS with client certificates, a
+//! password for each node's user); on another such cluster, a node
+//! without credentials is refused in one line, and a publisher with
+//! credentials of its own injects bad links and counters rows, none of
+//! which becomes a record or a row.
 
 mod common;
 
@@ -88,9 +93,8 @@ fn a_link_goes_through_the_outbox_and_arrives_once() {
     drop(rd);
 
     let cfg = |p| Config {
-        servers: nats.urls().split(',').map(str::to_string).collect(),
-        node: p,
         stat_every: Duration::from_secs(3600),
+        ..Config::plain(nats.urls().split(',').map(str::to_string).collect(), p)
     };
     let mut ra = Relay::connect(cfg(pa), f.clone(), |_| false).expect("relay A");
     let mut rb = Relay::connect(cfg(pb), f.clone(), |_| false).expect("relay B");
@@ -165,6 +169,12 @@ fn start_node(n: &mut Node, i: u32, nats: &Nats, web: &Web, seeds: &[String]) {
     let mut cmd = n.crawl.cmd("nlpcd");
     cmd.args(web.nlpcd_args())
         .args(["--nats", &nats.urls(), "--node", &format!("{i}/3")])
+        .args(
+            nats.secure
+                .as_ref()
+                .map(|x| x.args(Some(&format!("node{i}"))))
+                .unwrap_or_default(),
+        )
         // Rejected pages queued for nlpc-scan are looked at every
         // --use-interval, not on a wake-up: keep the settling short.
         .args(["--use-interval", "0.5s", "--stat-every", "1s"])
@@ -318,10 +328,14 @@ fn three_nodes(web: &Web, nats: &Nats) -> Vec<Node> {
     nodes
 }
 
+/// The users of a secured test cluster: one a node, and one publisher
+/// who is no node.
+const USERS: [&str; 4] = ["node0", "node1", "node2", "outsider"];
+
 #[test]
 fn three_nodes_crawl_the_test_web_as_one_node_does() {
     let web = Web::start(200);
-    let nats = Nats::start(3);
+    let nats = Nats::start_secure(3, &USERS);
     let mut parts: BTreeMap<u32, usize> = BTreeMap::new();
     for u in &web.verified {
         *parts.entry(partition_of(url::host_of(u), 3)).or_default() += 1;
@@ -419,4 +433,352 @@ fn a_killed_node_and_server_lose_no_link() {
         logs(&nodes)
     );
     assert_own_partitions(&nodes);
+}
+
+/// A node that lacks what the cluster asks for is refused in one line,
+/// by nlpcd before it starts anything and by nlpc-relay alone, with the
+/// password never in it.
+#[test]
+fn a_node_without_credentials_is_refused_in_one_line() {
+    let nats = Nats::start_secure(3, &USERS);
+    let x = nats.secure.as_ref().unwrap();
+    let c = Crawl::new();
+    let _ = c.store();
+    let wrong = c.tmp.path().join("wrong.password");
+    std::fs::write(&wrong, "not-the-password\n").unwrap();
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "nlpcd",
+            x.args(None),
+            "asks for credentials this node does not have",
+        ),
+        (
+            "nlpc-relay",
+            x.args(None),
+            "asks for credentials this node does not have",
+        ),
+        (
+            "nlpc-relay",
+            [
+                x.args(None),
+                vec![
+                    "--nats-user".into(),
+                    "node0".into(),
+                    "--nats-password".into(),
+                    wrong.display().to_string(),
+                ],
+            ]
+            .concat(),
+            "refuses this node's credentials",
+        ),
+        // No CA: the servers' certificate cannot be checked.
+        (
+            "nlpc-relay",
+            vec![
+                "--nats-user".into(),
+                "node0".into(),
+                "--nats-password".into(),
+                x.password_file("node0").display().to_string(),
+            ],
+            "TLS failed",
+        ),
+    ];
+    for (bin, args, want) in cases {
+        let t = Instant::now();
+        let o = c
+            .cmd(bin)
+            .args(["--nats", &nats.urls(), "--node", "0/3", "--once"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{bin} {args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{bin} {args:?}: {err}");
+        assert!(err.contains(want), "{bin} {args:?}: {err}");
+        for (_, pw, _) in &x.users {
+            assert!(!err.contains(pw.as_str()), "a password in {err}");
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{bin} took {:?}",
+            t.elapsed()
+        );
+    }
+    // No secret on the command line: a password in a URL is refused, and
+    // not shown.
+    let o = c
+        .cmd("nlpc-relay")
+        .args([
+            "--nats",
+            "nats://node0:hunter2@127.0.0.1:4222",
+            "--node",
+            "0/3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no credentials in a server URL"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("hunter2"), "{}", stderr(&o));
+}
+
+/// Hosts of partition `p` of 3 among names made by `name`.
+fn hosts_of(p: u32, name: impl Fn(usize) -> String, n: usize) -> Vec<String> {
+    (0..)
+        .map(name)
+        .filter(|h| partition_of(h, 3) == p)
+        .take(n)
+        .collect()
+}
+
+/// A publisher with credentials of its own injects links and counters
+/// rows that break each of node 1's rules: not one becomes a record or a
+/// row, and each refusal is counted by its cause. A link and a row that
+/// keep the rules, sent among them, are taken: the checks refuse what
+/// they should, not everything.
+#[test]
+fn links_and_rows_injected_by_a_stranger_are_refused_and_counted() {
+    use nlpcrawl::cluster::nats::{Auth, Tls};
+    use nlpcrawl::web::admit::Deny;
+    let nats = Nats::start_secure(3, &USERS);
+    let x = nats.secure.as_ref().unwrap();
+    let node = Crawl::new();
+    let st = create(&node.db());
+    let me = Partition { node: 1, of: 3 };
+    outbox::set_map(&st, me).unwrap();
+    let denied = hosts_of(1, |i| format!("aizliegts{i}.lv"), 1).remove(0);
+    let filter = Filter {
+        deny: vec![Deny::parse(&denied).unwrap()],
+        link_depth: Some(3),
+        max_depth: 6,
+        ..Filter::default()
+    };
+    let cfg = Config {
+        stat_every: Duration::from_secs(3600),
+        auth: Auth::User {
+            name: "node1".into(),
+            password: x.password_file("node1").to_path_buf(),
+        },
+        tls: Tls {
+            ca: Some(x.ca.clone()),
+            cert: Some((x.cert.clone(), x.key.clone())),
+        },
+        ..Config::plain(nats.urls().split(',').map(str::to_string).collect(), me)
+    };
+    let mut relay = Relay::connect(cfg, filter, |_| false).expect("node 1's relay");
+
+    let ours = |i: usize| hosts_of(1, |j| format!("labs{j}.lv"), i + 1).remove(i);
+    let private = hosts_of(1, |j| format!("10.0.{}.{}", j / 250, j % 250 + 1), 1).remove(0);
+    let entry = |partition: u32, depth: u16, url: &str| {
+        outbox::Entry {
+            hash: [0; 16],
+            partition,
+            depth,
+            url: url.to_string(),
+        }
+        .encode()
+    };
+    let good = format!("http://{}/labs", ours(0));
+    // (payload, the cause node 1 refuses it for)
+    let bad: Vec<(Vec<u8>, &str)> = vec![
+        (entry(1, 1, &format!("http://{denied}/x")), "host denied"),
+        (
+            entry(1, 1, &format!("http://{private}/admin")),
+            "private address not allowed",
+        ),
+        (
+            entry(1, 1, &format!("http://{}/{}", ours(1), "a".repeat(2000))),
+            "message too large",
+        ),
+        (
+            entry(1, 1, &format!("http://{}/{}", ours(1), "ž".repeat(500))),
+            "URL too long",
+        ),
+        (
+            entry(1, 9, &format!("http://{}/deep", ours(2))),
+            "too many links from the seeds",
+        ),
+        (
+            entry(1, 1, &format!("http://{}/{}", ours(3), "d/".repeat(20))),
+            "path too deep",
+        ),
+        (
+            entry(1, 1, &format!("gopher://{}/", ours(4))),
+            "scheme not allowed",
+        ),
+        (b"junk".to_vec(), "not a link message"),
+        (
+            vec![1, 0, 0, 0, 1, 0, 0xff, 0xfe, 0xfd],
+            "not a link message",
+        ),
+        (
+            entry(0, 1, &format!("http://{}/", ours(5))),
+            "sent for another node",
+        ),
+        (
+            entry(
+                1,
+                1,
+                &format!("http://{}/", hosts_of(0, |j| format!("cits{j}.lv"), 1)[0]),
+            ),
+            "host of another node",
+        ),
+    ];
+    let good_row = serde_json::json!({"node": 0, "of": 3, "time": 7, "outbox": 2, "states": {"NEW": 5}, "extra": "dropped"});
+    let bad_rows: Vec<(String, Vec<u8>)> = vec![
+        (
+            "nlpcrawl.stats.0".into(),
+            br#"{"node":0,"of":3,"time":1,"outbox":0,"states":{"EVIL":1}}"#.to_vec(),
+        ),
+        ("nlpcrawl.stats.0".into(), b"not json".to_vec()),
+        (
+            "nlpcrawl.stats.2".into(),
+            br#"{"node":0,"of":3,"time":1,"outbox":0,"states":{}}"#.to_vec(),
+        ),
+        (
+            "nlpcrawl.stats.1".into(),
+            br#"{"node":1,"of":3,"time":1,"outbox":0,"states":{}}"#.to_vec(),
+        ),
+        (
+            "nlpcrawl.stats.99".into(),
+            br#"{"node":99,"of":3,"time":1,"outbox":0,"states":{}}"#.to_vec(),
+        ),
+        (
+            "nlpcrawl.stats.0".into(),
+            format!(r#"{{"pad":"{}"}}"#, "x".repeat(20_000)).into_bytes(),
+        ),
+    ];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let c = async_nats::ConnectOptions::new()
+            .user_and_password("outsider".into(), x.users[3].1.clone())
+            .add_root_certificates(x.ca.clone())
+            .add_client_certificate(x.cert.clone(), x.key.clone())
+            .require_tls(true)
+            .connect(nats.urls().split(',').next().unwrap())
+            .await
+            .expect("the outsider's connection");
+        let js = async_nats::jetstream::new(c.clone());
+        // The rows first: the acknowledgements of the links after them
+        // say the servers have them.
+        for (subject, row) in &bad_rows {
+            c.publish(subject.clone(), row.clone().into())
+                .await
+                .unwrap();
+        }
+        c.publish("nlpcrawl.stats.0", good_row.to_string().into())
+            .await
+            .unwrap();
+        for (payload, _) in bad.iter().chain([(entry(1, 1, &good), "")].iter()) {
+            let mut h = async_nats::HeaderMap::new();
+            h.insert("Nlpc-Node", "0");
+            js.publish_with_headers("nlpcrawl.links.1", h, payload.clone().into())
+                .await
+                .unwrap()
+                .await
+                .unwrap();
+        }
+        c.flush().await.unwrap();
+    });
+    let want = bad.len() + bad_rows.len();
+    let mut got = Vec::new();
+    let start = Instant::now();
+    while !(got
+        .iter()
+        .map(|r: &nlpcrawl::cluster::relay::Round| r.refused)
+        .sum::<usize>()
+        >= want
+        && got.iter().map(|r| r.new).sum::<usize>() >= 1)
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "not every message came: {:?} {:?}\n{}",
+            got.iter()
+                .filter(|r| **r != Default::default())
+                .collect::<Vec<_>>(),
+            relay.refused.by_cause,
+            nats.log(0)
+        );
+        got.push(relay.round(&st, Duration::from_millis(100)).unwrap());
+    }
+    let refused: usize = got.iter().map(|r| r.refused).sum();
+    assert_eq!(refused, want, "rounds: {got:?}");
+    // Only the good link became a record, as nlpc-scan would insert it.
+    let rd = st.read().unwrap();
+    let mut records = Vec::new();
+    rd.walk_all(|_, r| {
+        records.push((r.url.clone(), r.depth, r.state));
+        Ok(true)
+    })
+    .unwrap();
+    assert_eq!(records, vec![(good.clone(), 1, State::New)]);
+    drop(rd);
+    // Only the good row was filed (and this node's own), made again from
+    // its fields.
+    let rows = nlpcrawl::cluster::relay::nodes(&st).unwrap();
+    let numbers: Vec<u32> = rows.iter().map(|(n, _)| *n).collect();
+    assert_eq!(numbers, vec![0, 1], "{rows:?}");
+    assert_eq!(rows[0].1["states"], serde_json::json!({"NEW": 5}));
+    assert!(rows[0].1.get("extra").is_none(), "{rows:?}");
+    // Each refusal counted by its cause, in the relay and in its figures.
+    let mut causes: BTreeMap<&str, u64> = BTreeMap::new();
+    for (_, c) in &bad {
+        *causes.entry(c).or_default() += 1;
+    }
+    causes.insert("counters row not valid", bad_rows.len() as u64);
+    let counted: BTreeMap<&str, u64> = relay
+        .refused
+        .by_cause
+        .iter()
+        .map(|(k, v)| (*k, *v))
+        .collect();
+    assert_eq!(counted, causes);
+    let figures: serde_json::Value = serde_json::from_slice(
+        &st.read()
+            .unwrap()
+            .table_get(
+                nlpcrawl::store::Table::Stats,
+                nlpcrawl::cluster::relay::STATS_KEY.as_bytes(),
+            )
+            .unwrap()
+            .expect("the relay's figures"),
+    )
+    .unwrap();
+    assert_eq!(figures["refused"], want as u64, "{figures}");
+    assert_eq!(figures["refused_by_cause"]["host denied"], 1, "{figures}");
+    // And the stream is bounded, with the limits' defaults.
+    rt.block_on(async {
+        let c = async_nats::ConnectOptions::new()
+            .user_and_password("outsider".into(), x.users[3].1.clone())
+            .add_root_certificates(x.ca.clone())
+            .add_client_certificate(x.cert.clone(), x.key.clone())
+            .require_tls(true)
+            .connect(nats.urls().split(',').next().unwrap())
+            .await
+            .unwrap();
+        let js = async_nats::jetstream::new(c);
+        let mut s = js.get_stream("NLPCRAWL_LINKS").await.unwrap();
+        let cfg = s.info().await.unwrap().config.clone();
+        assert_eq!(cfg.max_bytes, 1 << 30);
+        assert_eq!(cfg.max_message_size, 8 << 10);
+        assert_eq!(cfg.max_age, Duration::from_secs(30 * 86_400));
+        assert_eq!(
+            cfg.discard,
+            async_nats::jetstream::stream::DiscardPolicy::New
+        );
+        // A message past the stream's size limit is refused by the servers.
+        let big = vec![b'x'; 9 << 10];
+        let r = js
+            .publish("nlpcrawl.links.1", big.into())
+            .await
+            .unwrap()
+            .await;
+        assert!(r.is_err(), "a 9 KB message was stored");
+    });
 }

@@ -1024,3 +1024,244 @@ fn the_text_nlpc_vrfy_keeps_is_indexed_only_for_its_body() {
     index_once(&c);
     assert!(found(&c, "kamielis", &[]).is_empty());
 }
+
+/// Documents of the hostile test: `NLPC_HOSTILE_DOCS`, else 100,000.
+fn hostile_docs() -> usize {
+    std::env::var("NLPC_HOSTILE_DOCS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000)
+}
+
+/// Plants `n` documents straight into a new index (no crawl): 40 words
+/// each from a vocabulary of 3,000 made-up Latvian-looking words, many
+/// beginning with "a", and the word "kopīgs" in every one.
+fn plant_index(dir: &Path, n: usize) {
+    use tantivy::{DateTime, TantivyDocument};
+    let (index, f) = schema::open(dir, true).unwrap();
+    let mut w: tantivy::IndexWriter<TantivyDocument> = index.writer(200 << 20).unwrap();
+    let syll = [
+        "a", "ab", "ka", "ra", "zā", "le", "mē", "ti", "lū", "pa", "sa", "ņo", "ve", "dī", "gu",
+    ];
+    let vocab: Vec<String> = (0..3000usize)
+        .map(|i| {
+            let mut s = String::new();
+            let mut x = i;
+            for _ in 0..3 {
+                s.push_str(syll[x % syll.len()]);
+                x /= syll.len();
+            }
+            s
+        })
+        .collect();
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    for i in 0..n {
+        let mut text = String::from("Kopīgs");
+        for _ in 0..40 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            text.push(' ');
+            text.push_str(&vocab[(x % vocab.len() as u64) as usize]);
+        }
+        text.push('.');
+        let mut d = TantivyDocument::default();
+        d.add_text(f.key, format!("{i:032x}"));
+        d.add_text(f.url, format!("http://h{}.test/{i}", i % 500));
+        d.add_text(f.host, format!("h{}.test", i % 500));
+        d.add_text(f.lang, "lv");
+        d.add_date(
+            f.date,
+            DateTime::from_timestamp_secs(1_700_000_000 + i as i64),
+        );
+        d.add_text(f.title, format!("Lapa {i}"));
+        d.add_text(f.text, &text);
+        d.add_text(f.title_fold, format!("Lapa {i}"));
+        d.add_text(f.text_fold, &text);
+        w.add_document(d).unwrap();
+    }
+    w.commit().unwrap();
+}
+
+/// One GET of `target` (a path, or a whole request line's target) on
+/// `addr`; the status code (0 when the connection closed without one) and
+/// the body.
+fn get(addr: &str, target: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let req = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    // A server that refuses a long head may close before it is all sent.
+    let _ = s.write_all(req.as_bytes());
+    let mut got = Vec::new();
+    let _ = s.read_to_end(&mut got);
+    let text = String::from_utf8_lossy(&got).into_owned();
+    let code = text
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|r| r.get(..3))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, text)
+}
+
+/// The peak resident memory of process `pid`, in bytes (VmHWM).
+fn peak_memory(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .unwrap()
+        * 1024
+}
+
+/// Hostile requests against the search page of a 100,000-document index
+/// (NLPC_HOSTILE_DOCS sets another size) while a client asks an ordinary
+/// query every 100 ms: every ordinary query is answered within 1 s, each
+/// hostile one is answered or refused within its budget, and the server's
+/// peak memory stays under 300 MB (doc/BENCHMARKS.md has the figures).
+#[test]
+fn the_search_page_stays_up_under_hostile_queries() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::Instant;
+    let c = Crawl::new();
+    let dir = index_dir(&c);
+    let n = hostile_docs();
+    let t = Instant::now();
+    plant_index(&dir, n);
+    println!(
+        "{n} documents planted in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let budget = Duration::from_secs(2);
+    let mut srv = Killed(
+        c.cmd("nlpc-search")
+            .arg("--index")
+            .arg(&dir)
+            .args([
+                "--serve",
+                "0",
+                "--serve-budget",
+                "2s",
+                "--serve-workers",
+                "2",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut lines = BufReader::new(srv.0.stderr.take().unwrap()).lines();
+    let base = loop {
+        let l = lines.next().expect("nlpc-search ended").unwrap();
+        if let Some(u) = l.split("search page at http://").nth(1) {
+            break u.trim().trim_end_matches('/').to_string();
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    // Bound to the loopback address when given a port alone.
+    assert!(base.starts_with("127.0.0.1:"), "{base}");
+    let (code, page) = get(&base, "/search?q=kop%C4%ABgs");
+    assert_eq!(code, 200, "{page}");
+    assert!(page.contains(&format!("{n} pages match")), "{page}");
+    assert!(page.contains("class=\"next\""), "no next page: {page}");
+
+    let done = Arc::new(AtomicBool::new(false));
+    let ordinary = {
+        let (done, base) = (done.clone(), base.clone());
+        std::thread::spawn(move || {
+            let mut times = Vec::new();
+            while !done.load(Ordering::Relaxed) {
+                let t = Instant::now();
+                let (code, page) = get(&base, "/search?q=kop%C4%ABgs+ka");
+                times.push((t.elapsed(), code, page.len()));
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            times
+        })
+    };
+    let long = format!("/search?q={}", "ab*+".repeat(1024));
+    let hostile: Vec<(&str, String, &str)> = vec![
+        ("a*", "/search?q=a*".into(), "at least 2 letters"),
+        ("4 KB of prefixes", long, "at most 64"),
+        (
+            "NOT x, words",
+            "/search?q=NOT+x&mode=words".into(),
+            "Counted in a sample",
+        ),
+        (
+            "NOT x, left",
+            "/search?q=NOT+x&mode=left".into(),
+            "<table class=\"freq\">",
+        ),
+        (
+            "NOT x, right",
+            "/search?q=NOT+x&mode=right".into(),
+            "<table class=\"freq\">",
+        ),
+        (
+            "context sort over every hit",
+            "/search?q=kop%C4%ABgs&mode=kwic&sort=left".into(),
+            "sorted among the first",
+        ),
+        (
+            "ab* prefix",
+            "/search?q=ab*&mode=kwic&sort=right".into(),
+            "lines shown",
+        ),
+        ("don’t*", "/search?q=don%E2%80%99t*".into(), "0 pages match"),
+    ];
+    for (what, target, want) in &hostile {
+        let t = Instant::now();
+        let (code, page) = get(&base, target);
+        let took = t.elapsed();
+        println!("{what}: {code} in {:.2} s", took.as_secs_f64());
+        assert_eq!(code, 200, "{what}: {page}");
+        assert!(
+            page.contains(want),
+            "{what}: {}",
+            &page[..page.len().min(2000)]
+        );
+        assert!(
+            took < budget + Duration::from_millis(1500),
+            "{what} took {took:?}"
+        );
+    }
+    // A 1 MB request line is refused at once.
+    let t = Instant::now();
+    let (code, _) = get(&base, &format!("/search?q={}", "x".repeat(1 << 20)));
+    println!(
+        "1 MB request line: {code} in {:.2} s",
+        t.elapsed().as_secs_f64()
+    );
+    assert!(code == 431 || code == 400 || code == 0, "{code}");
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    // 500 connections that send nothing, held for three seconds.
+    let idle: Vec<std::net::TcpStream> = (0..500)
+        .map(|_| std::net::TcpStream::connect(&base).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_secs(3));
+    drop(idle);
+    done.store(true, Ordering::Relaxed);
+    let times = ordinary.join().unwrap();
+    let worst = times.iter().map(|(d, _, _)| *d).max().unwrap();
+    println!(
+        "{} ordinary queries, the slowest {:.3} s; over 0.3 s: {:?}",
+        times.len(),
+        worst.as_secs_f64(),
+        times
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.0 > Duration::from_millis(300))
+            .map(|(i, t)| (i, t.0.as_millis()))
+            .collect::<Vec<_>>()
+    );
+    assert!(times.len() >= 20, "{} ordinary queries", times.len());
+    for (d, code, len) in &times {
+        assert_eq!(*code, 200, "an ordinary query failed ({len} bytes)");
+        assert!(*d < Duration::from_secs(1), "an ordinary query took {d:?}");
+    }
+    let peak = peak_memory(srv.0.id());
+    println!("server peak memory {} MB", peak >> 20);
+    assert!(peak < 300 << 20, "peak memory {} MB", peak >> 20);
+}

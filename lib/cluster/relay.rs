@@ -6,19 +6,28 @@
 //!    [`STREAM`], with `Nats-Msg-Id` set to the record hash so the
 //!    stream's duplicate window drops a copy sent twice (a relay killed
 //!    between the acknowledgement and the delete); entries are deleted, in
-//!    one transaction, only once their publish is acknowledged;
+//!    one transaction, only once their publish is acknowledged (all of a
+//!    batch's acknowledgements under one deadline). An entry that can
+//!    never be sent (damaged, or larger than the stream's message limit)
+//!    is dropped with a line, so the outbox drains;
 //! 2. takes this node's links with a durable pull consumer (`node-I`),
-//!    inserts the batch through the admission point (`store::scope`) in one
-//!    transaction, commits, and only then acknowledges the messages. A
-//!    message delivered again finds its URL known: insertion is idempotent
-//!    by the record hash. The commit wakes nlpc-resolve as nlpc-scan's do;
+//!    checks each and admits it through this node's own admission point
+//!    as a link found on a page (`cluster::check`), inserts the admitted
+//!    ones (`store::scope`) in one transaction, commits, and only then
+//!    acknowledges the messages, refused ones included. A message delivered
+//!    again finds its URL known: insertion is idempotent by the record
+//!    hash. The commit wakes nlpc-resolve as nlpc-scan's do;
 //! 3. every `--stat-every`, publishes this node's counters to
 //!    `nlpcrawl.stats.I` and files every node's latest in the `cluster`
-//!    table, for the monitor.
+//!    table, for the monitor, each row checked (`cluster::check`);
+//! 4. publishes its own figures (links sent, received, refused by cause)
+//!    in the `stats` table under [`STATS_KEY`].
 //!
 //! The cluster's settings (the partition count and which node ran where)
 //! live in the key-value bucket [`BUCKET`]: the first node creates the
 //! count, every other compares and refuses a different one.
+//!
+//! The connection, its credentials and TLS are `cluster::nats`'s.
 //!
 //! The client is async; as in nlpc-resolve, a current-thread tokio runtime
 //! runs it, driven only inside this daemon's synchronous loop. The client
@@ -31,19 +40,21 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream::{self, consumer::PullConsumer, kv, stream};
-use async_nats::{Client, ConnectOptions, Event, HeaderMap};
+use async_nats::{Client, Event, HeaderMap};
 use futures_util::{FutureExt, StreamExt};
 
+use crate::cluster::check::{self, Tally};
+pub use crate::cluster::nats::Config;
+use crate::cluster::nats::{self, REQUEST};
 use crate::error::{Error, Result};
 use crate::run::clock;
 use crate::run::daemon::Daemon;
-use crate::run::options::{Parsed, Parser, Program};
+use crate::run::options::{Parser, Program};
 use crate::store::outbox::{self, Entry};
+use crate::store::record::Record;
 use crate::store::{scope, series};
 use crate::store::{Inserted, Store, Table};
-use crate::web::admit::Filter;
-use crate::web::partition::Partition;
-use crate::web::url;
+use crate::web::admit::{self, Filter};
 use crate::{debug, info};
 
 /// The subject prefix: links go to `nlpcrawl.links.P`, counters to
@@ -55,44 +66,15 @@ pub const STREAM: &str = "NLPCRAWL_LINKS";
 pub const BUCKET: &str = "nlpcrawl";
 /// Links sent or taken in one transaction.
 const BATCH: usize = 512;
-/// The most a counters message may hold; a larger one is dropped.
-const MAX_STATS: usize = 16 * 1024;
-/// How long a JetStream request may take before the round gives up on it.
-const REQUEST: Duration = Duration::from_secs(5);
-
-/// What nlpc-relay is told.
-#[derive(Clone, Debug)]
-pub struct Config {
-    pub servers: Vec<String>,
-    pub node: Partition,
-    pub stat_every: Duration,
-}
-
-impl Config {
-    pub fn from_options(o: &Parsed) -> Result<Config> {
-        let servers = o.list("nats");
-        if servers.is_empty() {
-            return Err(Error::Usage(
-                "give the NATS servers with --nats nats://HOST:PORT,...".into(),
-            ));
-        }
-        let node = o
-            .text("node")
-            .ok_or_else(|| Error::Usage("--nats needs --node I/N".into()))?;
-        let node = Partition::parse(&node).map_err(|e| Error::Usage(format!("--node {e}")))?;
-        Ok(Config {
-            servers,
-            node,
-            stat_every: o.duration("stat-every")?,
-        })
-    }
-
-    /// JetStream copies: one per server, at most 3 (a majority survives
-    /// the loss of one).
-    pub fn replicas(&self) -> usize {
-        self.servers.len().clamp(1, 3)
-    }
-}
+/// Counters messages filed in one round, at most; the subscription holds
+/// at most [`STATS_QUEUE`] more, and drops what comes beyond.
+const STATS_ROUND: usize = 256;
+const STATS_QUEUE: usize = 1024;
+/// The key of nlpc-relay's own figures in `Table::Stats`.
+pub const STATS_KEY: &str = "nlpc-relay";
+/// Room for a message's headers (its id, its sender) within the stream's
+/// message limit.
+const HEADERS: u64 = 128;
 
 /// nlpc-scan's filter under the crawl's stored settings: what a link that
 /// arrives passes, as a link found here would (the per-host quota).
@@ -122,18 +104,40 @@ pub struct Relay {
     failing: bool,
     /// The last publish of this node's counters.
     stated: Option<Instant>,
+    /// The last publish of this relay's own figures.
+    figured: Option<Instant>,
+    /// What came from the cluster and was refused, by cause.
+    pub refused: Tally,
+    /// Links sent, received, inserted new, and outbox entries dropped as
+    /// unsendable, since this relay started.
+    totals: Round,
 }
 
 /// What one round did.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Round {
     pub sent: usize,
     pub received: usize,
     pub new: usize,
+    /// Links and counters rows refused.
+    pub refused: usize,
+    /// Outbox entries that can never be sent, dropped.
+    pub dropped: usize,
+}
+
+impl Round {
+    fn add(&mut self, r: &Round) {
+        self.sent += r.sent;
+        self.received += r.received;
+        self.new += r.new;
+        self.refused += r.refused;
+        self.dropped += r.dropped;
+    }
 }
 
 impl Relay {
-    /// Connects (retrying with backoff until `stop` says so), checks the
+    /// Connects (retrying with backoff until `stop` says so, unless the
+    /// cluster refuses this node: then at once, in one line), checks the
     /// cluster's settings and makes the stream and this node's consumer.
     pub fn connect(cfg: Config, filter: Filter, stop: impl Fn(Duration) -> bool) -> Result<Relay> {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -144,10 +148,13 @@ impl Relay {
         let mut pause = Duration::from_millis(250);
         let client = loop {
             let lost = lost.clone();
-            let opts = ConnectOptions::new()
+            let opts = nats::options(&cfg)?
                 .name(format!("nlpc-relay {}", cfg.node))
                 .request_timeout(Some(REQUEST))
                 .connection_timeout(REQUEST)
+                .subscription_capacity(STATS_QUEUE)
+                // Its own counters are filed as they are published.
+                .no_echo()
                 .max_reconnects(None)
                 .event_callback(move |ev| {
                     let lost = lost.clone();
@@ -166,17 +173,13 @@ impl Relay {
                         }
                     }
                 });
-            let addrs: Vec<async_nats::ServerAddr> = cfg
-                .servers
-                .iter()
-                .map(|s| s.parse().map_err(|e| nats_err(s, e)))
-                .collect::<Result<_>>()?;
-            match rt.block_on(opts.connect(addrs)) {
+            match rt.block_on(opts.connect(nats::addrs(&cfg)?)) {
                 Ok(c) => break c,
                 Err(e) => {
+                    let why = nats::refusal(&cfg, &e)?;
                     info!(
-                        "NATS: cannot connect to {}: {e}; again in {:.1} s",
-                        cfg.servers.join(","),
+                        "NATS: cannot connect to {}: {why}; again in {:.1} s",
+                        cfg.shown(),
                         pause.as_secs_f64()
                     );
                     if stop(pause) {
@@ -210,7 +213,7 @@ impl Relay {
         info!(
             "node {} of the cluster at {} ({} replicas)",
             cfg.node,
-            cfg.servers.join(","),
+            cfg.shown(),
             cfg.replicas()
         );
         Ok(Relay {
@@ -223,6 +226,9 @@ impl Relay {
             filter,
             failing: false,
             stated: None,
+            figured: None,
+            refused: Tally::default(),
+            totals: Round::default(),
         })
     }
 
@@ -246,9 +252,36 @@ impl Relay {
     /// counters when due.
     pub fn round(&mut self, store: &Store, wait: Duration) -> Result<Round> {
         let mut r = Round::default();
-        let batch = outbox::peek(&store.read()?, BATCH)?;
+        let (batch, damaged) = {
+            let rd = store.read()?;
+            (outbox::peek(&rd, BATCH)?, outbox::damaged(&rd, BATCH)?)
+        };
+        // What can never be sent leaves the outbox, said once each: a
+        // damaged entry, or a link larger than the stream takes.
+        let limit = self.cfg.limits.max_msg.saturating_sub(HEADERS);
+        let (batch, too_big): (Vec<Entry>, Vec<Entry>) = batch
+            .into_iter()
+            .partition(|e| (e.encode().len() as u64) <= limit);
+        if !damaged.is_empty() || !too_big.is_empty() {
+            let mut w = store.write()?;
+            outbox::remove_keys(&mut w, &damaged)?;
+            outbox::remove(&mut w, &too_big)?;
+            w.commit()?;
+            for e in &too_big {
+                info!(
+                    "{}: larger than the links stream's messages (--nats-max-msg {limit} bytes with headers); dropped from the outbox",
+                    admit::shown(&e.url)
+                );
+            }
+            if !damaged.is_empty() {
+                info!("{} damaged outbox entries dropped", damaged.len());
+            }
+            r.dropped = damaged.len() + too_big.len();
+        }
         if !batch.is_empty() {
-            let acked = self.rt.block_on(publish(&self.js, &batch));
+            let acked = self
+                .rt
+                .block_on(publish(&self.js, &batch, self.cfg.node.node));
             let sent: Vec<Entry> = batch
                 .iter()
                 .zip(&acked)
@@ -286,14 +319,19 @@ impl Relay {
             }
         };
         if !msgs.is_empty() {
-            let (new, known, dropped) = self.insert(store, &msgs)?;
+            let (new, known, refused) = self.insert(store, &msgs)?;
             // Acknowledged only now, after the commit: a relay killed
-            // before this gets the batch again, and finds it known.
+            // before this gets the batch again, and finds it known. A
+            // refused message is acknowledged too: it would be refused
+            // again. One deadline for the batch, so lost acknowledgements
+            // (a server restarting) hold the round up seconds, not minutes.
             let acks = self.rt.block_on(async {
+                let deadline = tokio::time::Instant::now() + REQUEST;
                 let mut failed = 0;
                 for m in &msgs {
-                    if m.ack().await.is_err() {
-                        failed += 1;
+                    match tokio::time::timeout_at(deadline, m.ack()).await {
+                        Ok(Ok(())) => {}
+                        _ => failed += 1,
                     }
                 }
                 failed
@@ -303,11 +341,12 @@ impl Relay {
             }
             r.received = msgs.len();
             r.new = new;
+            r.refused += refused;
             info!(
                 "received {} links ({new} new, {known} known{})",
                 msgs.len(),
-                if dropped > 0 {
-                    format!(", {dropped} dropped")
+                if refused > 0 {
+                    format!(", {refused} refused")
                 } else {
                     String::new()
                 }
@@ -322,60 +361,97 @@ impl Relay {
                 self.trouble(e);
             }
         }
-        self.file_stats(store)?;
+        r.refused += self.file_stats(store)?;
+        self.totals.add(&r);
+        if r != Round::default()
+            || self
+                .figured
+                .is_none_or(|t| t.elapsed() >= Duration::from_secs(1))
+        {
+            self.figures(store)?;
+        }
         Ok(r)
     }
 
-    /// Inserts the links of a batch in one transaction.
-    fn insert(&self, store: &Store, msgs: &[jetstream::Message]) -> Result<(usize, usize, usize)> {
+    /// Publishes this relay's figures in `Table::Stats` (for the monitor
+    /// and for whoever asks what was refused).
+    fn figures(&mut self, store: &Store) -> Result<()> {
+        let t = &self.totals;
+        let v = serde_json::json!({
+            "pid": std::process::id(),
+            "time": clock::real_now(),
+            "sent": t.sent,
+            "received": t.received,
+            "new": t.new,
+            "dropped": t.dropped,
+            "refused": self.refused.total(),
+            "refused_by_cause": self.refused.json(),
+        });
+        let mut w = store.write()?;
+        w.table_put(Table::Stats, STATS_KEY.as_bytes(), v.to_string().as_bytes())?;
+        w.commit()?;
+        self.figured = Some(Instant::now());
+        Ok(())
+    }
+
+    /// Checks, admits and inserts the links of a batch in one transaction;
+    /// returns how many were new, known and refused.
+    fn insert(
+        &mut self,
+        store: &Store,
+        msgs: &[jetstream::Message],
+    ) -> Result<(usize, usize, usize)> {
         let now = clock::now();
-        let (mut new, mut known, mut dropped) = (0, 0, 0);
+        let (mut new, mut known, mut refused) = (0, 0, 0);
+        let me = self.cfg.node;
         let mut w = store.write()?;
         for m in msgs {
-            // The sender admitted it; the length is checked again, as a
-            // message is input from another machine.
-            let Some(e) =
-                Entry::decode([0; 16], &m.payload).filter(|e| e.url.len() <= self.filter.max_len)
-            else {
-                info!(
-                    "a message on {} is no link (or too long); dropped",
-                    m.subject
-                );
-                dropped += 1;
-                continue;
+            let from = check::sender(
+                me.of,
+                m.headers
+                    .as_ref()
+                    .and_then(|h| h.get(check::SENDER))
+                    .map(|v| v.as_str()),
+            );
+            let a = match check::link(me, &self.filter, &m.payload) {
+                Ok(a) => a,
+                Err((cause, what, detail)) => {
+                    self.refused.refuse(cause, &from, &what, &detail);
+                    refused += 1;
+                    continue;
+                }
             };
-            let host = url::host_of(&e.url).to_ascii_lowercase();
-            if e.partition != self.cfg.node.node || !self.cfg.node.owns(&host) {
-                // Sent by a node with another map: refused at start, so
-                // only a message from elsewhere comes here.
-                info!(
-                    "{}: sent for node {}, not this one; dropped",
-                    e.url, e.partition
-                );
-                dropped += 1;
-                continue;
-            }
-            match scope::insert(&mut w, &e.record(now), &self.filter)? {
+            let mut rec = Record::new(&a.url, now);
+            rec.depth = a.depth;
+            match scope::insert(&mut w, &rec, &self.filter)? {
                 Ok(Inserted::New(_)) => {
-                    debug!("{}: new", e.url);
+                    debug!("{}: new", a.url);
                     new += 1
                 }
                 Ok(Inserted::Known(..)) => {
-                    debug!("{}: known", e.url);
+                    debug!("{}: known", a.url);
                     known += 1
                 }
                 Ok(Inserted::Forwarded(p)) => {
-                    debug!("{}: forwarded to node {p}", e.url);
-                    dropped += 1
+                    // check::link found this node the owner: only a
+                    // partition map changed under the relay comes here.
+                    self.refused.refuse(
+                        "host of another node",
+                        &from,
+                        &a.url,
+                        &format!("node {p} owns it"),
+                    );
+                    refused += 1
                 }
                 Err(why) => {
-                    debug!("{}: {why}", e.url);
-                    dropped += 1
+                    self.refused
+                        .refuse(why.kind(), &from, &a.url, &why.to_string());
+                    refused += 1
                 }
             }
         }
         w.commit()?;
-        Ok((new, known, dropped))
+        Ok((new, known, refused))
     }
 
     /// This node's counters, as published.
@@ -390,6 +466,7 @@ impl Relay {
             "of": self.cfg.node.of,
             "time": clock::real_now(),
             "outbox": outbox::len(&rd)?,
+            "refused": self.refused.total(),
             "states": states,
         }))
     }
@@ -407,32 +484,47 @@ impl Relay {
             .map_err(|e| nats_err("cannot publish counters", e))
     }
 
-    /// Files the other nodes' counters that arrived.
-    fn file_stats(&mut self, store: &Store) -> Result<()> {
+    /// Files the other nodes' counters that arrived, each checked and made
+    /// again from its fields; returns how many were refused.
+    fn file_stats(&mut self, store: &Store) -> Result<usize> {
         let mut got = Vec::new();
-        while let Some(Some(m)) = self.stats.next().now_or_never() {
-            got.push(m);
-        }
-        if got.is_empty() {
-            return Ok(());
-        }
-        let mut w = store.write()?;
-        for m in got {
-            let node = m
-                .subject
-                .rsplit('.')
-                .next()
-                .and_then(|n| n.parse::<u32>().ok());
-            match node {
-                Some(n) if n < self.cfg.node.of && m.payload.len() <= MAX_STATS => {
-                    if serde_json::from_slice::<serde_json::Value>(&m.payload).is_ok() {
-                        w.table_put(Table::Cluster, &node_key(n), &m.payload)?;
-                    }
-                }
-                _ => debug!("counters on {} ignored", m.subject),
+        while got.len() < STATS_ROUND {
+            match self.stats.next().now_or_never() {
+                Some(Some(m)) => got.push(m),
+                _ => break,
             }
         }
-        w.commit()
+        if got.is_empty() {
+            return Ok(0);
+        }
+        let me = self.cfg.node;
+        let mut refused = 0;
+        let mut w = store.write()?;
+        for m in got {
+            let n = m
+                .subject
+                .strip_prefix(&format!("{PREFIX}.stats."))
+                .and_then(|n| n.parse::<u32>().ok())
+                .filter(|n| *n < me.of);
+            let from = match n {
+                Some(n) => format!("node {n}"),
+                None => "an unknown sender".into(),
+            };
+            let row = match n {
+                Some(n) => check::stats_row(me, n, &m.payload).map(|row| (n, row)),
+                None => Err("a subject of no node of this cluster".into()),
+            };
+            match row {
+                Ok((n, row)) => w.table_put(Table::Cluster, &node_key(n), &row)?,
+                Err(why) => {
+                    self.refused
+                        .refuse("counters row not valid", &from, &m.subject, &why);
+                    refused += 1;
+                }
+            }
+        }
+        w.commit()?;
+        Ok(refused)
     }
 }
 
@@ -456,18 +548,23 @@ pub fn nodes(store: &Store) -> Result<Vec<(u32, serde_json::Value)>> {
 }
 
 /// The monitor's rows of a cluster: a heading and one row a node, from
-/// the latest counters filed; nothing outside a cluster.
+/// the latest counters filed (this node's outbox as it is now); nothing
+/// outside a cluster.
 pub fn rows(store: &Store) -> Result<Vec<String>> {
     let nodes = nodes(store)?;
     if nodes.is_empty() {
         return Ok(Vec::new());
     }
+    let (me, waiting) = {
+        let rd = store.read()?;
+        (outbox::map(&rd)?.map(|p| p.node), outbox::len(&rd)?)
+    };
     let now = clock::real_now();
     let mut out = vec![
         String::new(),
         format!(
-            "{:<6} {:>10} {:>10} {:>10} {:>10} {:>8}",
-            "NODE", "RECORDS", "VERIFIED", "NEW", "OUTBOX", "AGE"
+            "{:<6} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8}",
+            "NODE", "RECORDS", "VERIFIED", "NEW", "OUTBOX", "REFUSED", "AGE"
         ),
     ];
     for (n, v) in nodes {
@@ -477,13 +574,19 @@ pub fn rows(store: &Store) -> Result<Vec<String>> {
             .map(|m| m.values().filter_map(|x| x.as_u64()).sum())
             .unwrap_or(0);
         let age = now.saturating_sub(v["time"].as_u64().unwrap_or(0));
+        let outbox = if Some(n) == me {
+            waiting
+        } else {
+            v["outbox"].as_u64().unwrap_or(0)
+        };
         out.push(format!(
-            "{:<6} {:>10} {:>10} {:>10} {:>10} {:>7}s",
+            "{:<6} {:>10} {:>10} {:>10} {:>10} {:>8} {:>7}s",
             format!("{n}/{}", v["of"].as_u64().unwrap_or(0)),
             total,
             state("VERIFIED") + state("SCANNED"),
             state("NEW") + state("READY"),
-            v["outbox"].as_u64().unwrap_or(0),
+            outbox,
+            v["refused"].as_u64().unwrap_or(0),
             age
         ));
     }
@@ -547,19 +650,52 @@ async fn setup(
         )
         .await
         .map_err(|e| nats_err("cannot write the node list", e))?;
-    let stream = js
-        .get_or_create_stream(stream::Config {
-            name: STREAM.into(),
-            subjects: vec![format!("{PREFIX}.links.*")],
-            // A link leaves the stream once its node acknowledged it.
-            retention: stream::RetentionPolicy::WorkQueue,
-            storage: stream::StorageType::File,
-            num_replicas: cfg.replicas(),
-            duplicate_window: Duration::from_secs(120),
-            ..Default::default()
-        })
+    let l = cfg.limits;
+    let want = stream::Config {
+        name: STREAM.into(),
+        subjects: vec![format!("{PREFIX}.links.*")],
+        // A link leaves the stream once its node acknowledged it.
+        retention: stream::RetentionPolicy::WorkQueue,
+        storage: stream::StorageType::File,
+        num_replicas: cfg.replicas(),
+        duplicate_window: Duration::from_secs(120),
+        max_bytes: i64::try_from(l.max_bytes).unwrap_or(i64::MAX),
+        max_age: l.max_age,
+        max_message_size: i32::try_from(l.max_msg).unwrap_or(i32::MAX),
+        discard: l.discard(),
+        ..Default::default()
+    };
+    let mut stream = js
+        .get_or_create_stream(want.clone())
         .await
         .map_err(|e| nats_err("cannot make the links stream", e))?;
+    // A stream made before (by an older relay, or a node with other
+    // limits) gets this node's limits: the last node started sets them.
+    let have = stream
+        .info()
+        .await
+        .map_err(|e| nats_err("cannot read the links stream", e))?
+        .config
+        .clone();
+    let limits = |c: &stream::Config| (c.max_bytes, c.max_age, c.max_message_size, c.discard);
+    if limits(&have) != limits(&want) {
+        let mut c = have.clone();
+        (c.max_bytes, c.max_age, c.max_message_size, c.discard) = limits(&want);
+        js.update_stream(c)
+            .await
+            .map_err(|e| nats_err("cannot set the links stream's limits", e))?;
+        info!(
+            "links stream limits set: {} bytes, age {}, messages of {} bytes, discard {:?} (were {} bytes, age {}, {} bytes, {:?})",
+            want.max_bytes,
+            crate::run::human::duration(want.max_age.as_secs()),
+            want.max_message_size,
+            want.discard,
+            have.max_bytes,
+            crate::run::human::duration(have.max_age.as_secs()),
+            have.max_message_size,
+            have.discard
+        );
+    }
     let name = format!("node-{}", cfg.node.node);
     let consumer = stream
         .get_or_create_consumer(
@@ -578,23 +714,31 @@ async fn setup(
         .subscribe(format!("{PREFIX}.stats.*"))
         .await
         .map_err(|e| nats_err("cannot subscribe to the counters", e))?;
+    // Sent now, not with the first round: the servers know this node
+    // listens before the relay says it is ready.
+    client
+        .flush()
+        .await
+        .map_err(|e| nats_err("cannot subscribe to the counters", e))?;
     Ok((consumer, stats))
 }
 
-/// Publishes a batch and waits for every acknowledgement; one result per
-/// entry, in order.
-async fn publish(js: &jetstream::Context, batch: &[Entry]) -> Vec<Result<()>> {
+/// Publishes a batch, each message naming its sender, and waits for the
+/// acknowledgements under one deadline; one result per entry, in order.
+async fn publish(js: &jetstream::Context, batch: &[Entry], me: u32) -> Vec<Result<()>> {
     let mut pending = Vec::with_capacity(batch.len());
     for e in batch {
         let mut h = HeaderMap::new();
         h.insert(async_nats::header::NATS_MESSAGE_ID, e.id().as_str());
+        h.insert(check::SENDER, me.to_string().as_str());
         let subject = format!("{PREFIX}.links.{}", e.partition);
         pending.push(js.publish_with_headers(subject, h, e.encode().into()).await);
     }
+    let deadline = tokio::time::Instant::now() + REQUEST;
     let mut out = Vec::with_capacity(batch.len());
     for p in pending {
         out.push(match p {
-            Ok(ack) => match tokio::time::timeout(REQUEST, ack).await {
+            Ok(ack) => match tokio::time::timeout_at(deadline, ack).await {
                 Ok(Ok(_)) => Ok(()),
                 Ok(Err(e)) => Err(nats_err("a link was not stored", e)),
                 Err(_) => Err(nats_err("a link was not stored", "no acknowledgement")),
@@ -653,7 +797,8 @@ async fn drain(c: &PullConsumer, out: &mut Vec<jetstream::Message>) -> Result<()
 }
 
 /// Runs the relay until stopped (or, with `--once`, until a round finds
-/// nothing to send or take).
+/// nothing to send or take and the outbox is empty: links that wait for a
+/// server are links it can still send).
 pub fn run(d: &Daemon, cfg: Config) -> Result<()> {
     outbox::set_map(&d.store, cfg.node)?;
     let filter = filter_of(&d.common.db)?;
@@ -664,12 +809,13 @@ pub fn run(d: &Daemon, cfg: Config) -> Result<()> {
         .clamp(Duration::from_millis(50), Duration::from_secs(1));
     while !d.signals.stopping() {
         let r = relay.round(&d.store, wait)?;
-        if d.common.once && r == Round::default() {
+        if d.common.once && r == Round::default() && outbox::len(&d.store.read()?)? == 0 {
             break;
         }
     }
     // Counters as they are at the stop, for the monitor.
     let _ = relay.publish_stats(&d.store);
+    let _ = relay.figures(&d.store);
     let _ = relay.rt.block_on(relay.client.flush());
     Ok(())
 }

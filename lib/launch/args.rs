@@ -258,6 +258,13 @@ pub fn plan(m: &ArgMatches) -> Result<Plan> {
     let mut scan_opts = check_daemon(Program::Scan, scan_args)?;
     scan_opts.load_stored()?;
     let filter = scan::Config::from_options(&scan_opts)?.filter;
+    // A cluster that refuses this node's credentials (or has none for a
+    // node without) refuses it here, in one line, before anything starts;
+    // one not reachable yet is nlpc-relay's to wait for.
+    if let Some((_, a)) = per.iter().find(|(p, _)| *p == Program::Relay) {
+        let relay = check_daemon(Program::Relay, a)?;
+        crate::cluster::nats::probe(&crate::cluster::relay::Config::from_options(&relay)?)?;
+    }
     let monitor = o.flag("m");
     let partition = match (clustered, o.text("node")) {
         (true, Some(n)) => Some(

@@ -54,6 +54,8 @@ pub struct Snapshot {
     pub up: u64,
     /// Records per state, leased ones included, in [`State::ALL`] order.
     pub counts: Vec<(State, u64)>,
+    /// In a cluster: links waiting in the outbox for nlpc-relay.
+    pub outbox: Option<u64>,
     /// Pages fetched per second (nlpc-fetch's count, across its restarts).
     pub fetched: Rate,
     pub fetched_total: u64,
@@ -143,15 +145,16 @@ pub fn kind_name(kind: &str) -> String {
 fn states(s: &Snapshot) -> Vec<String> {
     // 4 cells of 18 a row: QUARANTINED (11) and the widest count (6)
     // always fit.
-    s.counts
-        .chunks(4)
-        .map(|row| {
-            row.iter()
-                .map(|(st, n)| format!("{:<11} {:>6}", st.name(), human::count(*n)))
-                .collect::<Vec<_>>()
-                .join("  ")
-        })
-        .collect()
+    // In a cluster the outbox is one more cell: links found here that
+    // wait to be sent are work as much as NEW records are.
+    let cells: Vec<String> = s
+        .counts
+        .iter()
+        .map(|(st, n)| (st.name(), *n))
+        .chain(s.outbox.map(|n| ("OUTBOX", n)))
+        .map(|(name, n)| format!("{:<11} {:>6}", name, human::count(n)))
+        .collect();
+    cells.chunks(4).map(|row| row.join("  ")).collect()
 }
 
 fn rates(s: &Snapshot) -> Vec<String> {
@@ -290,8 +293,9 @@ pub fn line(s: &Snapshot) -> String {
     let harvest = s
         .harvest()
         .map_or_else(|| "-".into(), |h| format!("{:.3}", h));
+    let outbox = s.outbox.map(|n| format!(" outbox={n}")).unwrap_or_default();
     format!(
-        "nlpcd: {} pages/s={:.1} verified/s={:.1} bytes/s={:.0} harvest={harvest} errors={} restarts={restarts}",
+        "nlpcd: {}{outbox} pages/s={:.1} verified/s={:.1} bytes/s={:.0} harvest={harvest} errors={} restarts={restarts}",
         states.join(" "),
         s.fetched.minute,
         s.verified.minute,
@@ -349,6 +353,10 @@ impl Monitor {
         for s in State::ALL {
             counts.push((s, rd.count(s, false)? + rd.count(s, true)?));
         }
+        let outbox = match crate::store::outbox::map(&rd)? {
+            Some(_) => Some(crate::store::outbox::len(&rd)?),
+            None => None,
+        };
         let fetch: serde_json::Value = rd
             .table_get(Table::Stats, STATS_KEY)?
             .and_then(|v| serde_json::from_slice(&v).ok())
@@ -392,6 +400,7 @@ impl Monitor {
             db: store.path().display().to_string(),
             up: self.started.elapsed().as_secs(),
             counts,
+            outbox,
             ..Snapshot::default()
         };
         let sample = Sample {
@@ -544,6 +553,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, s)| (*s, 987_654_321 * (i as u64 + 1)))
                 .collect(),
+            outbox: Some(123_456_789),
             fetched: Rate {
                 minute: 1234.5,
                 start: 987.6,
@@ -617,6 +627,10 @@ mod tests {
                 "{cell} missing or cut in\n{text}"
             );
         }
+        // In a cluster, the outbox is counted beside the states.
+        let cell = format!("{:<11} {:>6}", "OUTBOX", human::count(123_456_789));
+        assert!(states(&s).iter().any(|l| l.contains(&cell)), "{text}");
+        assert!(line(&s).contains(" outbox=123456789 "), "{}", line(&s));
         for want in [
             "up 3 d 5 h",
             "1.2k/s last min",

@@ -232,6 +232,15 @@ pub fn json_line(k: &Key, r: &Record) -> String {
     json_controls(v.to_string())
 }
 
+/// In a node of a cluster, the links in the outbox waiting for
+/// nlpc-relay (`nlpc-list -c` shows them under TOTAL); None elsewhere.
+pub fn outbox_count(rd: &Read<'_>) -> Result<Option<u64>> {
+    match crate::store::outbox::map(rd)? {
+        Some(_) => Ok(Some(crate::store::outbox::len(rd)?)),
+        None => Ok(None),
+    }
+}
+
 /// Per-state counts of the selected records, every state listed.
 pub fn counts(rd: &Read<'_>, sel: &Selector) -> Result<Vec<(State, u64)>> {
     let wanted = |s: &State| sel.states.is_empty() || sel.states.contains(s);

@@ -99,11 +99,49 @@ pub fn line(level: Level, args: std::fmt::Arguments<'_>) {
 
 /// Writes one line for program `name`, whether or not [`init`] was called.
 pub fn write_line(name: &str, level: Level, msg: &str) {
-    let msg = escape::controls(msg);
+    let msg = redact(msg);
+    let msg = escape::controls(&msg);
     // One write per line: standard error is unbuffered, and a formatted
     // write would cost a system call per piece.
     let line = format!("{}{msg}\n", prefix(name, level));
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// `s` with the user information of every URL in it (`scheme://user:secret@host`)
+/// replaced by `***`: a password or token written into a URL (a NATS
+/// server's, a page's link) never reaches a log line.
+pub fn redact(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains("://") {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    let mut changed = false;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        // The authority ends at the path, query, fragment, or anything
+        // that cannot be in one (a blank, a quote, a list's comma).
+        let end = tail
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | ',' | '<' | '>') || c.is_whitespace()
+            })
+            .unwrap_or(tail.len());
+        match tail[..end].rfind('@') {
+            Some(at) => {
+                out.push_str("***");
+                out.push_str(&tail[at..end]);
+                changed = true;
+            }
+            None => out.push_str(&tail[..end]),
+        }
+        rest = &tail[end..];
+    }
+    if !changed {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Logs an event.
@@ -131,6 +169,25 @@ macro_rules! debug {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_information_never_reaches_a_line() {
+        assert_eq!(
+            redact("cannot connect to nats://node1:s3cr3t@n1:4222,tls://t0k@n2:4222: no"),
+            "cannot connect to nats://***@n1:4222,tls://***@n2:4222: no"
+        );
+        assert_eq!(
+            redact("http://a:b@example.lv/x?y=http://c@d/"),
+            "http://***@example.lv/x?y=http://***@d/"
+        );
+        // No user information: the same string, not a copy.
+        assert!(matches!(
+            redact("nats://n1:4222 and mailto:a@b.lv"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(redact("a://@"), "a://***@");
+        assert_eq!(redact("žž://ā:ē@ī"), "žž://***@ī");
+    }
 
     #[test]
     fn the_prefix_is_a_utc_timestamp_the_name_and_the_level() {

@@ -25,6 +25,9 @@ pub struct Config {
     pub fold: bool,
     pub limit: usize,
     pub serve: Option<SocketAddr>,
+    pub workers: usize,
+    pub budget: std::time::Duration,
+    pub connections: usize,
 }
 
 impl Config {
@@ -37,11 +40,16 @@ impl Config {
             .transpose()?;
         let serve = match o.text("serve").filter(|s| !s.is_empty()) {
             None => None,
-            Some(s) => Some(s.parse::<SocketAddr>().map_err(|_| {
-                Error::Usage(format!(
-                    "--serve: {s:?}: give an address and port, as 127.0.0.1:8470"
-                ))
-            })?),
+            // A port alone is on the loopback address: exposing the page
+            // is a choice made by naming an address.
+            Some(s) => Some(match s.trim().parse::<u16>() {
+                Ok(port) => SocketAddr::from(([127, 0, 0, 1], port)),
+                Err(_) => s.parse::<SocketAddr>().map_err(|_| {
+                    Error::Usage(format!(
+                        "--serve: {s:?}: give a port (on 127.0.0.1) or an address and port, as 127.0.0.1:8470"
+                    ))
+                })?,
+            }),
         };
         let cfg = Config {
             index: index::Config::path_of(o),
@@ -54,6 +62,9 @@ impl Config {
             fold: o.flag("fold"),
             limit: o.int("limit")?,
             serve,
+            workers: o.int("serve-workers")?,
+            budget: o.duration("serve-budget")?,
+            connections: o.int("serve-connections")?,
         };
         if cfg.kwic && cfg.freq.is_some() {
             return Err(Error::Usage("--kwic and --freq: choose one".into()));
@@ -78,8 +89,11 @@ pub fn run(cfg: &Config, out: &mut impl Write) -> Result<()> {
         let page = serve::Config {
             width: cfg.width,
             limit: cfg.limit,
+            workers: cfg.workers,
+            budget: cfg.budget,
+            connections: cfg.connections,
         };
-        return serve::serve(&corpus, addr, &page);
+        return serve::serve(corpus, addr, &page);
     }
     let w = |out: &mut dyn Write, s: &str| {
         out.write_all(s.as_bytes())

@@ -1,11 +1,14 @@
 //! What nlpc-search answers: ranked results with a snippet, the
 //! concordance (key word in context) and frequency lists, over the index
-//! nlpc-index keeps.
+//! nlpc-index keeps. Pages are read one at a time, never all at once; the
+//! search page bounds each answer further ([`Bounds`]: lines taken, pages
+//! read, a deadline) and says what it did not cover ([`Cover`]).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
-use tantivy::collector::TopDocs;
+use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, Query};
 use tantivy::schema::Value;
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
@@ -109,6 +112,40 @@ impl Sort {
             _ => Err(Error::Usage(format!("--sort: {s:?}: give left or right"))),
         }
     }
+}
+
+/// Bounds on one answer; the default bounds nothing (the command line).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bounds {
+    /// When the answer stops: what was done by then is the answer.
+    pub deadline: Option<Instant>,
+    /// Concordance lines taken, at most, before they are sorted (0: all).
+    pub max_lines: usize,
+    /// Pages a frequency list reads, at most: the best ranked (0: all).
+    pub sample: usize,
+    /// Results skipped before those shown (the page's paging).
+    pub start: usize,
+}
+
+impl Bounds {
+    fn late(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// What an answer covered, for it to say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cover {
+    /// Documents the query matches.
+    pub matched: u64,
+    /// Pages read for the answer.
+    pub read: u64,
+    /// Stopped at a bound with pages or lines left.
+    pub more: bool,
+    /// Stopped because the deadline passed.
+    pub late: bool,
+    /// What the query's prefixes left out.
+    pub notes: Vec<String>,
 }
 
 /// Collapses white space runs to one space.
@@ -259,57 +296,94 @@ impl Corpus {
     /// with no query, every document in index order.
     pub fn pages(&self, q: Option<&Node>, fold: bool, limit: usize) -> Result<Vec<(f32, Page)>> {
         let mut out = Vec::new();
-        self.each_page(q, fold, limit, |score, p| {
+        self.each_page(q, fold, limit, &Bounds::default(), |score, p| {
             out.push((score, p));
             true
         })?;
         Ok(out)
     }
 
-    /// Calls `f` with the documents `q` matches, best first, at most
-    /// `limit` (0: all), reading each only when `f` wants it: `f` returns
-    /// false to stop.
+    /// Calls `f` with the documents `q` matches, best first, after
+    /// `b.start` and at most `limit` (0: all), reading each only when `f`
+    /// wants it: `f` returns false to stop, and so does the deadline.
+    /// Returns what was covered.
     pub fn each_page(
         &self,
         q: Option<&Node>,
         fold: bool,
         limit: usize,
+        b: &Bounds,
         mut f: impl FnMut(f32, Page) -> bool,
-    ) -> Result<()> {
+    ) -> Result<Cover> {
         let searcher = self.reader.searcher();
         let all = usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
         let n = if limit == 0 { all } else { limit.min(all) };
+        let mut cover = Cover::default();
         if n == 0 {
-            return Ok(());
+            return Ok(cover);
         }
-        let c = Compiler { f: self.f, fold };
+        let c = Compiler {
+            f: self.f,
+            fold,
+            searcher: &searcher,
+            notes: Default::default(),
+        };
         let query: Box<dyn Query> = match q {
             Some(q) => match c.compile(q)? {
                 Some(q) => q,
-                None => return Ok(()),
+                None => return Ok(cover),
             },
             None => Box::new(AllQuery),
         };
-        let top = searcher
-            .search(&query, &TopDocs::with_limit(n).order_by_score())
+        cover.notes = c.notes.take();
+        let (matched, top) = searcher
+            .search(
+                &query,
+                &(
+                    Count,
+                    TopDocs::with_limit(n).and_offset(b.start).order_by_score(),
+                ),
+            )
             .map_err(|e| index_error(&self.path, "cannot search", e))?;
-        for (score, addr) in top {
+        cover.matched = matched as u64;
+        cover.more = matched > b.start.saturating_add(top.len());
+        let total = top.len();
+        for (i, (score, addr)) in top.into_iter().enumerate() {
+            if b.late() {
+                cover.late = true;
+                cover.more = true;
+                break;
+            }
             let d: TantivyDocument = searcher
                 .doc(addr)
                 .map_err(|e| index_error(&self.path, "cannot read a document", e))?;
+            cover.read += 1;
             if !f(score, self.page(&d)) {
+                cover.more |= i + 1 < total;
                 break;
             }
         }
-        Ok(())
+        Ok(cover)
     }
 
     /// Ranked results of `q`.
     pub fn results(&self, q: &str, fold: bool, limit: usize) -> Result<Vec<Hit>> {
+        Ok(self.results_within(q, fold, limit, &Bounds::default())?.0)
+    }
+
+    /// Ranked results of `q` after `b.start`, at most `limit`, and what
+    /// they cover.
+    pub fn results_within(
+        &self,
+        q: &str,
+        fold: bool,
+        limit: usize,
+        b: &Bounds,
+    ) -> Result<(Vec<Hit>, Cover)> {
         let n = query::parse(q)?;
         let pats = query::patterns(&n, fold);
         let mut out = Vec::new();
-        for (score, page) in self.pages(Some(&n), fold, limit)? {
+        let cover = self.each_page(Some(&n), fold, limit, b, |score, page| {
             let snippet = match find_hits(&page.text, &pats, fold).first() {
                 Some(&(s, e, _, _)) => snippet(&page.text, s, e),
                 None => right_context(&page.text, 120),
@@ -319,8 +393,9 @@ impl Corpus {
                 page,
                 snippet,
             });
-        }
-        Ok(out)
+            true
+        })?;
+        Ok((out, cover))
     }
 
     /// The concordance of `q`: every hit in the matching documents.
@@ -332,14 +407,46 @@ impl Corpus {
         sort: Sort,
         limit: usize,
     ) -> Result<Vec<Line>> {
+        Ok(self
+            .kwic_within(q, fold, width, sort, limit, &Bounds::default())?
+            .0)
+    }
+
+    /// The concordance of `q` within `b`: lines are taken in the pages'
+    /// rank order, at most `b.max_lines` (those are sorted), and the
+    /// first `limit` of them kept.
+    pub fn kwic_within(
+        &self,
+        q: &str,
+        fold: bool,
+        width: usize,
+        sort: Sort,
+        limit: usize,
+        b: &Bounds,
+    ) -> Result<(Vec<Line>, Cover)> {
         let n = query::parse(q)?;
         let pats = query::patterns(&n, fold);
         let mut out = Vec::new();
         // In rank order, the pages after the limit's last line are not
-        // read; sorted by context, every hit is needed.
-        let enough = |out: &Vec<Line>| sort == Sort::Rank && limit > 0 && out.len() >= limit;
-        self.each_page(Some(&n), fold, 0, |_, page| {
+        // read; sorted by context, every hit is needed, up to the bound.
+        let take = match (sort, limit, b.max_lines) {
+            (Sort::Rank, l, m) if l > 0 => {
+                if m > 0 {
+                    l.min(m)
+                } else {
+                    l
+                }
+            }
+            (_, _, m) => m,
+        };
+        // A page gives at least one line: no more pages than lines.
+        let mut cut = false;
+        let mut cover = self.each_page(Some(&n), fold, take, b, |_, page| {
             for (s, e, _, _) in find_hits(&page.text, &pats, fold) {
+                if take > 0 && out.len() >= take {
+                    cut = true;
+                    break;
+                }
                 out.push(Line {
                     url: page.url.clone(),
                     left: left_context(&page.text[..s], width),
@@ -347,8 +454,9 @@ impl Corpus {
                     right: right_context(&page.text[e..], width),
                 });
             }
-            !enough(&out)
+            !(take > 0 && out.len() >= take)
         })?;
+        cover.more |= cut;
         match sort {
             Sort::Rank => {}
             Sort::Right => {
@@ -366,13 +474,26 @@ impl Corpus {
         if limit > 0 {
             out.truncate(limit);
         }
-        Ok(out)
+        Ok((out, cover))
     }
 
     /// The frequency list: the words of the documents `q` matches (every
     /// document without a query), or the hits' neighbours; most frequent
     /// first, then in code point order.
     pub fn freq(&self, q: Option<&str>, fold: bool, of: FreqOf, limit: usize) -> Result<Vec<Freq>> {
+        Ok(self.freq_within(q, fold, of, limit, &Bounds::default())?.0)
+    }
+
+    /// The frequency list within `b`: of the best ranked `b.sample` pages
+    /// at most, read one at a time until the deadline.
+    pub fn freq_within(
+        &self,
+        q: Option<&str>,
+        fold: bool,
+        of: FreqOf,
+        limit: usize,
+        b: &Bounds,
+    ) -> Result<(Vec<Freq>, Cover)> {
         let n = q.map(query::parse).transpose()?;
         if of != FreqOf::Words && n.is_none() {
             return Err(Error::Usage("--freq left and right need a query".into()));
@@ -382,7 +503,7 @@ impl Corpus {
             .map(|n| query::patterns(n, fold))
             .unwrap_or_default();
         let mut counts: HashMap<String, (u64, u64)> = HashMap::new();
-        for (_, page) in self.pages(n.as_ref(), fold, 0)? {
+        let cover = self.each_page(n.as_ref(), fold, b.sample, b, |_, page| {
             let mut seen: HashSet<String> = HashSet::new();
             let mut count = |w: String| {
                 let e = counts.entry(w.clone()).or_default();
@@ -408,7 +529,8 @@ impl Corpus {
                     }
                 }
             }
-        }
+            true
+        })?;
         let mut out: Vec<Freq> = counts
             .into_iter()
             .map(|(word, (count, docs))| Freq { word, count, docs })
@@ -417,7 +539,7 @@ impl Corpus {
         if limit > 0 {
             out.truncate(limit);
         }
-        Ok(out)
+        Ok((out, cover))
     }
 }
 

@@ -2,21 +2,27 @@
 //! queries directly (so words are split and lower-cased exactly as the
 //! index split them, and the concordance knows what a hit is):
 //!
-//! - `word`: the word, in title or text; `word*`: words starting so;
+//! - `word`: the word, in title or text; `word*`: words starting so (at
+//!   least [`MIN_PREFIX`] letters, expanded through the index's term
+//!   dictionary to at most [`MAX_EXPANSION`] words, the most frequent);
 //! - `"two words"`: the phrase;
 //! - `a b` and `a AND b`: both; `a OR b`: either; `NOT a` or `-a`: not;
 //!   parentheses group; AND binds tighter than OR;
 //! - `lang:lv`, `host:example.lv`: filters on the page's language and host;
 //! - `date:2024-01-01..2024-06-30` (either side may be left out; a year
 //!   or a month stands for all of it), `date:2024-05`: the fetch time.
+//!
+//! A query holds at most [`MAX_TERMS`] words, phrases and filters: what it
+//! costs to answer is bounded before anything is searched.
 
 use std::ops::Bound;
 
-use tantivy::query::{
-    AllQuery, BooleanQuery, Occur, PhraseQuery, Query, RangeQuery, RegexQuery, TermQuery,
-};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use tantivy::query::{AllQuery, BooleanQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Term};
-use tantivy::DateTime;
+use tantivy::{DateTime, Searcher};
 
 use crate::error::{Error, Result};
 use crate::search::schema::Fields;
@@ -49,6 +55,16 @@ enum Tok {
 
 /// Longest query accepted, in bytes.
 pub const MAX_QUERY: usize = 4096;
+/// The most words, phrases and filters in one query.
+pub const MAX_TERMS: usize = 64;
+/// The fewest letters before a `*`.
+pub const MIN_PREFIX: usize = 2;
+/// The most words one prefix stands for: the most frequent of those it
+/// begins.
+pub const MAX_EXPANSION: usize = 64;
+/// The most dictionary words looked at for one prefix, per field and
+/// segment.
+pub const MAX_SCAN: usize = 100_000;
 
 fn bad(why: impl std::fmt::Display) -> Error {
     Error::Usage(format!("query: {why}"))
@@ -215,7 +231,22 @@ pub fn parse(q: &str) -> Result<Node> {
     if p.at < p.toks.len() {
         return Err(bad("a parenthesis closes that was not opened"));
     }
+    let terms = leaves(&n);
+    if terms > MAX_TERMS {
+        return Err(bad(format!(
+            "{terms} words, phrases and filters; at most {MAX_TERMS}"
+        )));
+    }
     Ok(n)
+}
+
+/// Words, phrases and filters in `n`.
+fn leaves(n: &Node) -> usize {
+    match n {
+        Node::Word { .. } | Node::Phrase(_) | Node::Filter(..) => 1,
+        Node::And(v) | Node::Or(v) => v.iter().map(leaves).sum(),
+        Node::Not(c) => leaves(c),
+    }
 }
 
 /// What the concordance calls a hit: a sequence of normal forms, the
@@ -283,18 +314,6 @@ fn collect(n: &Node, fold: bool, out: &mut Vec<Pattern>) {
     }
 }
 
-/// Regular-expression text for a literal.
-fn regex_escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 4);
-    for c in s.chars() {
-        if !c.is_alphanumeric() {
-            o.push('\\');
-        }
-        o.push(c);
-    }
-    o
-}
-
 /// The first second of a date given as YYYY, YYYY-MM or YYYY-MM-DD, and
 /// the first second after it.
 fn day_range(s: &str) -> Result<(i64, i64)> {
@@ -360,13 +379,52 @@ pub fn date_bounds(v: &str) -> Result<(Option<i64>, Option<i64>)> {
 }
 
 /// Turns parsed queries into tantivy's.
-pub struct Compiler {
+pub struct Compiler<'a> {
     pub f: Fields,
     /// Match the folded fields: diacritics do not count.
     pub fold: bool,
+    /// The index whose term dictionary prefixes expand through.
+    pub searcher: &'a Searcher,
+    /// What the expansion of prefixes left out, for the answer to say.
+    pub notes: RefCell<Vec<String>>,
 }
 
-impl Compiler {
+/// The words of the index's dictionaries in `fields` that begin with
+/// `prefix`, with the documents each is in (summed over segments), at
+/// most [`MAX_SCAN`] looked at per field and segment; and whether any
+/// scan stopped there.
+fn expand(searcher: &Searcher, fields: &[Field], prefix: &str) -> (HashMap<String, u64>, bool) {
+    let mut words: HashMap<String, u64> = HashMap::new();
+    let mut cut = false;
+    for seg in searcher.segment_readers() {
+        for f in fields {
+            let Ok(inv) = seg.inverted_index(*f) else {
+                continue;
+            };
+            let Ok(mut stream) = inv.terms().range().ge(prefix.as_bytes()).into_stream() else {
+                continue;
+            };
+            let mut seen = 0;
+            while stream.advance() {
+                let k = stream.key();
+                if !k.starts_with(prefix.as_bytes()) {
+                    break;
+                }
+                seen += 1;
+                if seen > MAX_SCAN {
+                    cut = true;
+                    break;
+                }
+                if let Ok(w) = std::str::from_utf8(k) {
+                    *words.entry(w.to_string()).or_default() += u64::from(stream.value().doc_freq);
+                }
+            }
+        }
+    }
+    (words, cut)
+}
+
+impl Compiler<'_> {
     fn fields(&self) -> [Field; 2] {
         if self.fold {
             [self.f.text_fold, self.f.title_fold]
@@ -392,12 +450,40 @@ impl Compiler {
             return Ok(None);
         }
         let q = if w.len() == 1 && prefix {
-            self.any_field(|f| {
-                let re = format!("{}.*", regex_escape(&w[0]));
-                RegexQuery::from_pattern(&re, f)
-                    .map(|q| Box::new(q) as Box<dyn Query>)
-                    .map_err(bad)
-            })?
+            let p = &w[0];
+            let letters = p.chars().count();
+            if letters < MIN_PREFIX {
+                return Err(bad(format!(
+                    "{s}*: a prefix needs at least {MIN_PREFIX} letters before the *"
+                )));
+            }
+            // The dictionary's words, not a pattern: no character of the
+            // word is special, and the words are bounded.
+            let (found, cut) = expand(self.searcher, &self.fields(), p);
+            let mut ranked: Vec<(String, u64)> = found.into_iter().collect();
+            ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let all = ranked.len();
+            ranked.truncate(MAX_EXPANSION);
+            if all > MAX_EXPANSION || cut {
+                self.notes.borrow_mut().push(format!(
+                    "{s}* stands for {}{all} words; the {} most frequent were searched",
+                    if cut { "more than " } else { "" },
+                    ranked.len()
+                ));
+            }
+            let mut subs: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+            for f in self.fields() {
+                for (t, _) in &ranked {
+                    subs.push((
+                        Occur::Should,
+                        Box::new(TermQuery::new(
+                            Term::from_field_text(f, t),
+                            IndexRecordOption::WithFreqs,
+                        )),
+                    ));
+                }
+            }
+            Box::new(BooleanQuery::new(subs))
         } else if w.len() == 1 {
             self.any_field(|f| {
                 Ok(Box::new(TermQuery::new(
@@ -522,6 +608,13 @@ mod tests {
         assert!(parse("\"a").is_err());
         assert!(parse("OR a").is_err());
         assert!(parse(&"(".repeat(200)).is_err());
+        // A query's words are bounded before anything is searched.
+        assert!(parse(&"ab* ".repeat(MAX_TERMS)).is_ok());
+        let e = parse(&"ab* ".repeat(MAX_TERMS + 1))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at most 64"), "{e}");
+        assert!(parse("x OR ".repeat(100).trim_end_matches(" OR ")).is_err());
     }
 
     #[test]

@@ -137,6 +137,31 @@ pub fn peek(r: &Read, n: usize) -> Result<Vec<Entry>> {
     Ok(out)
 }
 
+/// The keys of the entries among the first `n` that are no entry
+/// (damaged): they can never be sent, and the relay deletes them, so the
+/// outbox drains.
+pub fn damaged(r: &Read, n: usize) -> Result<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    let mut seen = 0;
+    r.table_walk(Table::Outbox, &[], |k, v| {
+        let ok = <[u8; 16]>::try_from(k).is_ok_and(|h| Entry::decode(h, v).is_some());
+        if !ok {
+            out.push(k.to_vec());
+        }
+        seen += 1;
+        Ok(seen < n)
+    })?;
+    Ok(out)
+}
+
+/// Deletes the entries of `keys`.
+pub fn remove_keys(w: &mut Write, keys: &[Vec<u8>]) -> Result<()> {
+    for k in keys {
+        w.table_del(Table::Outbox, k)?;
+    }
+    Ok(())
+}
+
 /// Deletes sent entries, unless a newer link rewrote one meanwhile (it
 /// then goes out again with the next batch).
 pub fn remove(w: &mut Write, sent: &[Entry]) -> Result<()> {

@@ -5,6 +5,11 @@
 //! Ready means every server's monitoring
 //! endpoint /healthz answers "ok" (JetStream up and in step with its meta
 //! leader), polled with a deadline.
+//!
+//! [`Nats::start_secure`] starts the cluster as one on an open network
+//! would run: TLS with a CA and certificates made with openssl at run
+//! time (clients must show a certificate of that CA), and an account whose
+//! users each need their password.
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
@@ -36,7 +41,155 @@ struct Server {
 /// A running cluster; every server is killed when it is dropped.
 pub struct Nats {
     servers: Vec<Server>,
+    /// With TLS and accounts: the files and users.
+    pub secure: Option<Secure>,
     _tmp: tempfile::TempDir,
+}
+
+/// What a client of a secured cluster needs: the CA, a client certificate
+/// and its key, and each user's password file.
+pub struct Secure {
+    pub ca: PathBuf,
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    server_cert: PathBuf,
+    server_key: PathBuf,
+    /// (user, password, the file holding the password).
+    pub users: Vec<(String, String, PathBuf)>,
+}
+
+impl Secure {
+    /// The password file of `user`.
+    pub fn password_file(&self, user: &str) -> &Path {
+        &self
+            .users
+            .iter()
+            .find(|(u, _, _)| u == user)
+            .expect("a user of the cluster")
+            .2
+    }
+
+    /// nlpcd's and nlpc-relay's options for `user` (None: TLS only).
+    pub fn args(&self, user: Option<&str>) -> Vec<String> {
+        let mut a = vec![
+            "--nats-ca".to_string(),
+            self.ca.display().to_string(),
+            "--nats-cert".into(),
+            self.cert.display().to_string(),
+            "--nats-key".into(),
+            self.key.display().to_string(),
+        ];
+        if let Some(u) = user {
+            a.extend([
+                "--nats-user".into(),
+                u.to_string(),
+                "--nats-password".into(),
+                self.password_file(u).display().to_string(),
+            ]);
+        }
+        a
+    }
+}
+
+/// Runs openssl with `args` in `dir`; fails the test with its output.
+fn openssl(dir: &Path, args: &[&str]) {
+    let o = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("openssl is not installed (apt-get install openssl; make test does)");
+    assert!(
+        o.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A CA, a server certificate for 127.0.0.1 and a client certificate,
+/// all of it made now (EC P-256 keys: quick to make), and a password file
+/// for each of `users`.
+fn make_secure(dir: &Path, users: &[&str]) -> Secure {
+    std::fs::create_dir_all(dir).expect("certificate directory");
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend([
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=nlpcrawl test CA",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+    ]);
+    openssl(dir, &ca);
+    for (name, ext) in [
+        (
+            "server",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
+        ),
+        ("client", "extendedKeyUsage=clientAuth\n"),
+    ] {
+        let mut req = vec!["req"];
+        req.extend(ec);
+        let key = format!("{name}.key");
+        let csr = format!("{name}.csr");
+        let subj = format!("/CN=nlpcrawl test {name}");
+        req.extend(["-keyout", &key, "-out", &csr, "-subj", &subj]);
+        openssl(dir, &req);
+        let extfile = format!("{name}.ext");
+        std::fs::write(dir.join(&extfile), ext).expect("extensions file");
+        let pem = format!("{name}.pem");
+        openssl(
+            dir,
+            &[
+                "x509",
+                "-req",
+                "-in",
+                &csr,
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-out",
+                &pem,
+                "-days",
+                "2",
+                "-extfile",
+                &extfile,
+            ],
+        );
+    }
+    let users = users
+        .iter()
+        .enumerate()
+        .map(|(i, u)| {
+            let pw = format!("pw-{u}-{i}-{}", std::process::id());
+            let file = dir.join(format!("{u}.password"));
+            std::fs::write(&file, format!("{pw}\n")).expect("password file");
+            (u.to_string(), pw, file)
+        })
+        .collect();
+    Secure {
+        ca: dir.join("ca.pem"),
+        cert: dir.join("client.pem"),
+        key: dir.join("client.key"),
+        server_cert: dir.join("server.pem"),
+        server_key: dir.join("server.key"),
+        users,
+    }
 }
 
 impl Nats {
@@ -46,9 +199,23 @@ impl Nats {
     /// that exits while starting is therefore tried again, the whole
     /// cluster on fresh ports (its routes name every port), a few times.
     pub fn start(n: usize) -> Nats {
+        Nats::start_with(n, &[])
+    }
+
+    /// Starts `n` servers that require TLS with client certificates, and
+    /// a password of each of `users`, the users of one account with
+    /// JetStream.
+    pub fn start_secure(n: usize, users: &[&str]) -> Nats {
+        Nats::start_with(n, users)
+    }
+
+    fn start_with(n: usize, users: &[&str]) -> Nats {
         let mut tries = 0;
         loop {
             let mut c = Nats::on_fresh_ports(n);
+            if !users.is_empty() {
+                c.secure = Some(make_secure(&c._tmp.path().join("tls"), users));
+            }
             for i in 0..n {
                 c.spawn(i);
             }
@@ -78,7 +245,11 @@ impl Nats {
                 child: None,
             })
             .collect();
-        Nats { servers, _tmp: tmp }
+        Nats {
+            servers,
+            secure: None,
+            _tmp: tmp,
+        }
     }
 
     /// Waits until server `i` is ready; Err(i) if it exits first. A server
@@ -124,10 +295,24 @@ impl Nats {
             .filter(|(j, _)| *j != i)
             .map(|(_, s)| format!("nats://127.0.0.1:{}", s.route))
             .collect();
+        let secure = self.secure.as_ref().map(|x| self.config(i, x, &routes));
         let s = &mut self.servers[i];
         std::fs::create_dir_all(&s.dir).expect("server directory");
         let log = s.dir.join("server.log");
         let mut c = Command::new(executable());
+        if let Some(conf) = secure {
+            let file = s.dir.join("server.conf");
+            std::fs::write(&file, conf).expect("server configuration");
+            c.arg("-c")
+                .arg(&file)
+                .arg("-l")
+                .arg(&log)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            s.child = Some(c.spawn().expect("start nats-server"));
+            return;
+        }
         c.args(["-js", "-a", "127.0.0.1", "-n", &s.name])
             .arg("-sd")
             .arg(&s.dir)
@@ -141,6 +326,60 @@ impl Nats {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         s.child = Some(c.spawn().expect("start nats-server"));
+    }
+
+    /// Server `i`'s configuration in a secured cluster: TLS that verifies
+    /// clients, one account with JetStream and a user for each password.
+    fn config(&self, i: usize, x: &Secure, routes: &[String]) -> String {
+        let s = &self.servers[i];
+        let users: Vec<String> = x
+            .users
+            .iter()
+            .map(|(u, pw, _)| format!("      {{ user: \"{u}\", password: \"{pw}\" }}"))
+            .collect();
+        format!(
+            r#"server_name: "{name}"
+listen: "127.0.0.1:{port}"
+http: "127.0.0.1:{monitor}"
+jetstream {{
+  store_dir: "{dir}"
+}}
+tls {{
+  cert_file: "{cert}"
+  key_file: "{key}"
+  ca_file: "{ca}"
+  verify: true
+  timeout: 5
+}}
+accounts {{
+  CRAWL {{
+    jetstream: enabled
+    users: [
+{users}
+    ]
+  }}
+}}
+cluster {{
+  name: "nlpctest"
+  listen: "127.0.0.1:{route}"
+  routes: [{routes}]
+}}
+"#,
+            name = s.name,
+            port = s.port,
+            monitor = s.monitor,
+            dir = s.dir.display(),
+            cert = x.server_cert.display(),
+            key = x.server_key.display(),
+            ca = x.ca.display(),
+            users = users.join("\n"),
+            route = s.route,
+            routes = routes
+                .iter()
+                .map(|r| format!("\"{r}\""))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
     }
 
     /// The client URLs, comma-separated, for --cluster.

@@ -206,14 +206,20 @@ pub fn setting(v: &str) -> Result<(&'static crate::run::options::Opt, String), W
 
 /// A NATS server URL: `nats://` or `tls://`, a host and a port.
 fn nats_url(v: &str) -> Result<(), Why> {
+    // Named without what is before an "@": that may be a password.
+    let shown = crate::run::log::redact(v);
     let rest = v
         .strip_prefix("nats://")
         .or_else(|| v.strip_prefix("tls://"))
-        .ok_or_else(|| format!("{v:?}: a NATS server URL starts with nats:// or tls://"))?;
-    let hostport = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
-    match hostport.rsplit_once(':') {
+        .ok_or_else(|| format!("{shown:?}: a NATS server URL starts with nats:// or tls://"))?;
+    if rest.contains('@') {
+        return Err(format!(
+            "{shown:?}: no credentials in a server URL (a command line is seen by every user of the machine); give --nats-user with --nats-password FILE, --nats-token FILE, --nats-nkey FILE or --nats-creds FILE"
+        ));
+    }
+    match rest.rsplit_once(':') {
         Some((h, p)) if !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0) => Ok(()),
-        _ => Err(format!("{v:?}: give the server as nats://HOST:PORT")),
+        _ => Err(format!("{shown:?}: give the server as nats://HOST:PORT")),
     }
 }
 
