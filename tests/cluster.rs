@@ -525,6 +525,35 @@ fn a_node_without_credentials_is_refused_in_one_line() {
     assert!(!stderr(&o).contains("hunter2"), "{}", stderr(&o));
 }
 
+/// An nkey seed in a file signs a node in as a password does; a seed the
+/// servers do not know is refused in one line, and no seed is shown.
+#[test]
+fn a_node_signs_in_with_an_nkey_seed_file() {
+    let nats = Nats::start_secure(3, &USERS);
+    let x = nats.secure.as_ref().unwrap();
+    let c = Crawl::new();
+    let _ = c.store();
+    let relay = |seed: &std::path::Path| {
+        c.cmd("nlpc-relay")
+            .args(["--nats", &nats.urls(), "--node", "0/3", "--once"])
+            .args(x.args(None))
+            .arg("--nats-nkey")
+            .arg(seed)
+            .output()
+            .unwrap()
+    };
+    let o = relay(&x.nkey.1);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = relay(&x.stranger_nkey.1);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("refuses this node's credentials"), "{err}");
+    assert!(!err.contains(&x.stranger_nkey.0), "a seed in {err}");
+    let known = std::fs::read_to_string(&x.nkey.1).unwrap();
+    assert!(!stderr(&relay(&x.nkey.1)).contains(known.trim()));
+}
+
 /// Hosts of partition `p` of 3 among names made by `name`.
 fn hosts_of(p: u32, name: impl Fn(usize) -> String, n: usize) -> Vec<String> {
     (0..)

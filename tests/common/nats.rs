@@ -56,6 +56,11 @@ pub struct Secure {
     server_key: PathBuf,
     /// (user, password, the file holding the password).
     pub users: Vec<(String, String, PathBuf)>,
+    /// A user known by an nkey: its public key and the file holding its
+    /// seed.
+    pub nkey: (String, PathBuf),
+    /// The seed of an nkey the servers do not know, and its file.
+    pub stranger_nkey: (String, PathBuf),
 }
 
 impl Secure {
@@ -182,6 +187,15 @@ fn make_secure(dir: &Path, users: &[&str]) -> Secure {
             (u.to_string(), pw, file)
         })
         .collect();
+    let nkey = |name: &str| {
+        let k = nkeys::KeyPair::new_user();
+        let seed = k.seed().expect("nkey seed");
+        let file = dir.join(format!("{name}.nk"));
+        std::fs::write(&file, format!("{seed}\n")).expect("nkey seed file");
+        (k.public_key(), seed, file)
+    };
+    let (public, _, seed_file) = nkey("node-nkey");
+    let (_, stranger_seed, stranger_file) = nkey("stranger");
     Secure {
         ca: dir.join("ca.pem"),
         cert: dir.join("client.pem"),
@@ -189,6 +203,8 @@ fn make_secure(dir: &Path, users: &[&str]) -> Secure {
         server_cert: dir.join("server.pem"),
         server_key: dir.join("server.key"),
         users,
+        nkey: (public, seed_file),
+        stranger_nkey: (stranger_seed, stranger_file),
     }
 }
 
@@ -336,6 +352,10 @@ impl Nats {
             .users
             .iter()
             .map(|(u, pw, _)| format!("      {{ user: \"{u}\", password: \"{pw}\" }}"))
+            .collect();
+        let users: Vec<String> = users
+            .into_iter()
+            .chain([format!("      {{ nkey: \"{}\" }}", x.nkey.0)])
             .collect();
         format!(
             r#"server_name: "{name}"
