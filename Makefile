@@ -86,18 +86,22 @@ hooks:
 bench:
 	$(CARGO) bench --locked
 
-# Each cargo-fuzz target for FUZZ_SECONDS, one after another (nightly and
+# Each cargo-fuzz target for FUZZ_SECONDS, one after another, every one run
+# even when one before it failed, the failures listed at the end (nightly and
 # cargo-fuzz needed). New inputs collect in target/fuzz-corpus; crashes land
 # in fuzz/artifacts/TARGET, to be fixed and kept in tests/fuzz-regressions.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = url robots links charset text record http markup
 fuzz:
-	for t in $(FUZZ_TARGETS); do \
+	failed=; for t in $(FUZZ_TARGETS); do \
 		mkdir -p target/fuzz-corpus/$$t && \
 		$(CARGO) +nightly fuzz run --debug-assertions $$t \
 			target/fuzz-corpus/$$t fuzz/corpus/$$t -- \
-			-max_total_time=$(FUZZ_SECONDS) -timeout=10 || exit 1; \
-	done
+			-max_total_time=$(FUZZ_SECONDS) -timeout=10 || \
+			{ echo "make fuzz: target $$t failed (its crash is under fuzz/artifacts/$$t)" >&2; \
+			  failed="$$failed $$t"; }; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make fuzz: failed:$$failed" >&2; exit 1; fi
 
 # A small crawl of a generated web on loopback (see scripts/demo), after
 # installing what it needs that the machine lacks (nginx, dnsmasq, ...).

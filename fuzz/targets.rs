@@ -260,7 +260,12 @@ pub fn text(data: &[u8]) {
 /// host entry and a REP cache file. What decodes must encode back to itself.
 pub fn record(data: &[u8]) {
     if let Ok(r) = Record::decode(data) {
-        assert_eq!(Record::decode(&r.encode()).as_ref(), Ok(&r), "record round trip");
+        // A record written while leases lived in records decodes with its
+        // lease; encode leaves it out (the store keeps it in the leased
+        // index), so the round trip holds for every field but the lease.
+        let mut want = r.clone();
+        want.lease = None;
+        assert_eq!(Record::decode(&r.encode()), Ok(want), "record round trip");
     }
     let _ = Record::decode_url(data);
     let _ = Record::decode_addr(data);
