@@ -14,7 +14,7 @@ use lmdb::{Cursor, Transaction};
 use crate::error::Result;
 use crate::store::db::{Key, Table, KEY_LEN};
 use crate::store::record::State;
-use crate::store::txn::{Read, Write};
+use crate::store::{Read, Write};
 
 /// What happened to a record, as the index sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

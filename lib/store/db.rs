@@ -31,8 +31,7 @@ use lmdb::Transaction;
 
 use crate::error::{DbError, Error, Result};
 use crate::store::check::{self, Found};
-use crate::store::record::{Record, State, FORMAT_VERSION};
-use crate::store::txn::{Read, Write};
+use crate::store::record::{State, FORMAT_VERSION};
 
 /// Length of a record key: a 16-byte hash and a collision ordinal.
 pub const KEY_LEN: usize = 17;
@@ -194,7 +193,7 @@ pub struct Store {
     created: bool,
     /// Records decoded through this handle: what a test counts to tell a
     /// pass that reads what is due from one that walks the database.
-    decoded: std::sync::atomic::AtomicU64,
+    pub(super) decoded: std::sync::atomic::AtomicU64,
 }
 
 /// What [`Write::fail_leases`] did.
@@ -473,23 +472,6 @@ impl Store {
         }
     }
 
-    /// The record stored under `key` as `v`, counted in
-    /// [`Store::records_decoded`]; a record that does not decode is the
-    /// database's corruption, named by its key.
-    /// Its lease, if any, comes from the leased index (read in `txn`).
-    pub(super) fn decode_record<T: lmdb::Transaction>(
-        &self,
-        txn: &T,
-        key: &Key,
-        v: &[u8],
-    ) -> Result<Record> {
-        self.decoded
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut r = Record::decode(v).map_err(|why| self.corrupt(&key.0, why))?;
-        r.lease = super::txn::stored_lease(self, txn, key, &r)?;
-        Ok(r)
-    }
-
     pub(super) fn corrupt(&self, key: &[u8], why: &'static str) -> Error {
         Error::Corrupt {
             path: self.path.clone(),
@@ -503,4 +485,24 @@ impl Store {
     pub(super) fn table(&self, t: Table) -> lmdb::Database {
         self.tables[t as usize]
     }
+}
+
+/// A read-only snapshot of the store.
+pub struct Read<'s> {
+    pub(super) store: &'s Store,
+    pub(super) txn: lmdb::RoTransaction<'s>,
+}
+
+/// The one write transaction. Dropping it without [`Write::commit`] aborts
+/// every change it made.
+pub struct Write<'s> {
+    pub(super) store: &'s Store,
+    pub(super) txn: lmdb::RwTransaction<'s>,
+    /// Counter changes, applied at commit so a batch costs one put per state.
+    pub(super) deltas: Vec<(u8, i64)>,
+    /// The schedule policy, read once per transaction when first needed.
+    pub(super) policy: Option<crate::store::sched::Policy>,
+    /// States that gained an unleased record: whose waiters a commit wakes
+    /// (a [`super::wake::mask`]).
+    pub(super) added: u32,
 }

@@ -21,7 +21,6 @@ use lmdb::{Cursor, Transaction};
 
 use super::db::*;
 use super::sched::{placed, placement, Entry, Policy};
-use super::txn::{Read, Write};
 use crate::error::Result;
 use crate::store::record::{Record, State};
 
@@ -138,8 +137,8 @@ fn unleased_dirty<'t, T: Transaction>(
     txn: &'t T,
     key: &Key,
 ) -> Result<Option<&'t [u8]>> {
-    let byte = super::txn::index_byte(State::Dirty, false);
-    match txn.get(store.index, &super::txn::index_key(byte, key)) {
+    let byte = super::index::index_byte(State::Dirty, false);
+    match txn.get(store.index, &super::index::index_key(byte, key)) {
         Ok(v) => Ok(Some(v)),
         Err(lmdb::Error::NotFound) => Ok(None),
         Err(e) => Err(store.err("cannot read index", e)),
@@ -155,7 +154,7 @@ pub(super) fn problems<T: Transaction>(store: &Store, txn: &T) -> Result<Vec<Str
     let p = policy_get(store, txn)?;
     let mut out = Vec::new();
     let mut placed = 0u64;
-    super::txn::walk_records(store, txn, |key, r| {
+    super::index::walk_records(store, txn, |key, r| {
         let e = entry_get(store, txn, &key)?.unwrap_or_default();
         let want = placement(&p, &r, &e);
         if want.is_none() {
@@ -238,10 +237,14 @@ macro_rules! due_views {
             mut f: impl FnMut(Key, Option<IpAddr>) -> Result<bool>,
         ) -> Result<()> {
             if state != State::Dirty || self.store.due.is_none() {
-                let byte = super::txn::index_byte(state, false);
-                return super::txn::walk_index_values(self.store, &self.txn, byte, from, |k, v| {
-                    f(k, super::txn::index_addr(v))
-                });
+                let byte = super::index::index_byte(state, false);
+                return super::index::walk_index_values(
+                    self.store,
+                    &self.txn,
+                    byte,
+                    from,
+                    |k, v| f(k, super::index::index_addr(v)),
+                );
             }
             let start = match from {
                 Some(k) => match self.sched_entry(k)? {
@@ -268,7 +271,7 @@ macro_rules! due_views {
                 u64::MAX,
                 start,
                 |k, _| match unleased_dirty(self.store, &self.txn, &k)? {
-                    Some(v) => f(k, super::txn::index_addr(v)),
+                    Some(v) => f(k, super::index::index_addr(v)),
                     None => Ok(true),
                 },
             )

@@ -16,7 +16,7 @@
 use crate::error::Result;
 use crate::store::db::{Key, Table};
 use crate::store::record::{Record, State};
-use crate::store::txn::{Read, Write};
+use crate::store::{Read, Write};
 
 /// One host's figures (or the sum over all hosts).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,8 +12,8 @@ use lmdb::{Cursor, Transaction};
 use crate::error::{Error, Result};
 use crate::store::check;
 use crate::store::db::{db_error, hex, Store, Table, KEY_LEN};
+use crate::store::index::{index_key, index_value_problem, record_index_byte, stored_lease};
 use crate::store::record::{Record, State};
-use crate::store::txn::{index_key, index_value_problem, record_index_byte, stored_lease};
 
 /// What [`Store::check_all`] found.
 #[derive(Debug, Default)]

@@ -4,10 +4,10 @@
 //! cache, and the wake-up sockets (`wake`). Uses `web` (URL forms,
 //! robots.txt) and `document`.
 //!
-//! Every LMDB call of the project is in this folder, in `db`, `txn`, `due`,
-//! `changes`, `maint`, `shape` and `guard` (tests/lmdb_calls.rs holds this
-//! list to the code); `check` reads data.mdb's pages itself, before LMDB
-//! maps them.
+//! Every LMDB call of the project is in this folder, in `db`, `index`,
+//! `txn`, `due`, `changes`, `maint`, `shape` and `guard`
+//! (tests/lmdb_calls.rs holds this list to the code); `check` reads
+//! data.mdb's pages itself, before LMDB maps them.
 
 pub mod archive;
 pub mod cache;
@@ -19,6 +19,7 @@ mod due;
 pub mod dups;
 mod guard;
 pub mod harvest;
+mod index;
 mod maint;
 pub mod outbox;
 pub mod record;
@@ -36,4 +37,3 @@ pub mod wake;
 pub use db::*;
 pub use maint::CheckReport;
 pub use shape::{Shape, Tree};
-pub use txn::{Read, Write};

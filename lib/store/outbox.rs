@@ -18,7 +18,7 @@
 use crate::error::{Error, Result};
 use crate::store::db::{Store, Table};
 use crate::store::record::Record;
-use crate::store::txn::{Read, Write};
+use crate::store::{Read, Write};
 use crate::web::partition::Partition;
 use crate::web::url;
 

@@ -7,7 +7,7 @@
 use crate::error::Result;
 use crate::store::db::{Inserted, Table};
 use crate::store::record::Record;
-use crate::store::txn::{Read, Write};
+use crate::store::{Read, Write};
 use crate::web::admit::{Filter, Refusal};
 use crate::web::url;
 

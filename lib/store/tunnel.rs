@@ -15,7 +15,7 @@
 use crate::error::Result;
 use crate::store::db::{Key, Table, KEY_LEN};
 use crate::store::record::{Record, State};
-use crate::store::txn::{Read, Write};
+use crate::store::{Read, Write};
 
 fn entry(kind: u8, key: &Key) -> [u8; KEY_LEN + 1] {
     let mut k = [0; KEY_LEN + 1];

@@ -10,54 +10,9 @@ use encoding_rs::Encoding;
 
 use crate::document::{charset, lang};
 use crate::run::clock::parse_duration;
-use crate::run::options::opt::Program;
+use crate::run::options::opt::{Check, Program};
 use crate::store::record::State;
 use crate::web::{address, admit, scope};
-
-/// What a value must be.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Check {
-    /// A flag: no value.
-    None,
-    /// Any text.
-    Text,
-    /// A non-empty path.
-    Path,
-    /// A duration (`90s`, `12h`); `nonzero` refuses 0.
-    Duration { nonzero: bool },
-    /// A whole number within bounds.
-    Int { min: u64, max: u64 },
-    /// A number from 0 to 100.
-    Percent,
-    /// A number from 0 to 1.
-    Fraction,
-    /// A byte count with an optional k, M or G.
-    Size,
-    /// A charset label WHATWG knows.
-    Charset,
-    /// An ISO 639-1 or 639-3 language code.
-    Lang,
-    /// A host name (with its subdomains).
-    Hosts,
-    /// A URL scheme.
-    Scheme,
-    /// A URL glob (`web::scope::Pattern`).
-    Pattern,
-    /// A host or a URL glob (`web::scope::Deny`).
-    Deny,
-    /// An IP address with an optional port.
-    Address,
-    /// A record state.
-    State,
-    /// nlpcd's `DAEMON:ARG`.
-    DaemonArg,
-    /// nlpc-list's `NAME=VALUE` for a stored setting.
-    Setting,
-    /// A cluster node, `I/N` (`web::partition`).
-    Node,
-    /// A NATS server URL (`nats://host:port`).
-    NatsUrl,
-}
 
 /// Why a value fails its check, in words that name the value.
 pub type Why = String;

@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::store::record::State;
 use crate::store::select::Selector;
 use crate::web::admit;
-use check::Check;
+use opt::Check;
 pub use table::{Kind, Operands, Opt, Program};
 
 /// The crawl's directory when no `--dir` is given: `$NLPCRAWL_DIR`, else

@@ -3,7 +3,7 @@
 //! clap command are both built from this table, so nlpcd can never accept
 //! what a daemon refuses.
 
-use crate::run::options::check::Check;
+use crate::run::options::opt::Check;
 pub use crate::run::options::opt::{Kind, Operands, Opt, Program};
 
 const NLPCD: u16 = Program::Nlpcd.bit();
