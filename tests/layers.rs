@@ -108,10 +108,7 @@ fn code_only(src: &str) -> String {
                 // A character literal ('x', '\n', '\u{7b}'), not a lifetime.
                 let mut ahead = chars.clone();
                 let lit = match ahead.next() {
-                    Some('\\') => {
-                        let n = ahead.position(|d| d == '\'').map(|k| k + 2);
-                        n
-                    }
+                    Some('\\') => ahead.position(|d| d == '\'').map(|k| k + 2),
                     Some(_) => (ahead.next() == Some('\'')).then_some(2),
                     None => None,
                 };

@@ -2,15 +2,16 @@
 //! only between transactions, reclaim the leases of dead daemons, contain
 //! a failure on one record (set it aside as QUARANTINED and go on), and
 //! loop over its input until told to stop (or, with `--once`, until it is
-//! empty).
+//! empty), and start over on SIGHUP. The signals (`signals`), whether a
+//! lease's owner lives (`owner`) and the containment of a panic on one
+//! record (`contain`) are modules of their own.
+
+mod contain;
+mod owner;
+mod signals;
 
 use std::cell::{Cell, RefCell};
-use std::fs;
-use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Once, OnceLock};
 use std::time::Duration;
-
-use nix::sys::signal::{SigSet, Signal};
 
 use crate::error::{Error, Result};
 use crate::info;
@@ -24,126 +25,9 @@ use crate::store::{self, Key, Store};
 /// daemon holds a record that long on purpose.
 pub const LEASE_TIMEOUT: u64 = 3600;
 
-/// Stop signals, blocked so they arrive only where the daemon asks for them.
-pub struct Signals {
-    set: SigSet,
-    stopped: std::cell::Cell<bool>,
-    hangup: std::cell::Cell<bool>,
-}
-
-impl Signals {
-    /// Blocks SIGINT, SIGTERM and SIGHUP in this thread and every thread it
-    /// starts later; call before starting threads. SIGHUP stops the loop
-    /// too, and [`Signals::hangup`] then tells the caller to start over.
-    pub fn block() -> Signals {
-        let mut set = SigSet::empty();
-        set.add(Signal::SIGINT);
-        set.add(Signal::SIGTERM);
-        set.add(Signal::SIGHUP);
-        // Cannot fail with a valid set and a valid `how`.
-        let _ = set.thread_block();
-        Signals {
-            set,
-            stopped: std::cell::Cell::new(false),
-            hangup: std::cell::Cell::new(false),
-        }
-    }
-
-    /// True when the stop was a SIGHUP: reopen the log, read the stored
-    /// settings again, and go on.
-    pub fn hangup(&self) -> bool {
-        self.hangup.get()
-    }
-
-    /// Forgets a SIGHUP once it has been acted on.
-    pub fn clear_hangup(&self) {
-        self.hangup.set(false);
-        self.stopped.set(false);
-    }
-
-    /// Waits up to `d` for a stop signal; true once one has arrived.
-    pub fn wait(&self, d: Duration) -> bool {
-        if self.stopped.get() {
-            return true;
-        }
-        let ts = libc::timespec {
-            tv_sec: d.as_secs().min(i64::MAX as u64) as libc::time_t,
-            tv_nsec: d.subsec_nanos() as libc::c_long,
-        };
-        // SAFETY: the set and timespec are valid for the call; a null
-        // siginfo pointer is allowed.
-        let r = unsafe { libc::sigtimedwait(self.set.as_ref(), std::ptr::null_mut(), &ts) };
-        if r == libc::SIGHUP {
-            info!("SIGHUP received, starting over");
-            self.hangup.set(true);
-            self.stopped.set(true);
-        } else if r > 0 {
-            info!(
-                "{} received, stopping",
-                Signal::try_from(r).map(|s| s.as_str()).unwrap_or("signal")
-            );
-            self.hangup.set(false);
-            self.stopped.set(true);
-        }
-        self.stopped.get()
-    }
-
-    /// True once a stop signal has arrived; does not wait.
-    pub fn stopping(&self) -> bool {
-        self.wait(Duration::ZERO)
-    }
-}
-
-/// Unix time at which this machine booted, from /proc/stat.
-fn boot_time() -> Option<u64> {
-    static BOOT: OnceLock<Option<u64>> = OnceLock::new();
-    *BOOT.get_or_init(|| {
-        let s = fs::read_to_string("/proc/stat").ok()?;
-        s.lines()
-            .find_map(|l| l.strip_prefix("btime "))
-            .and_then(|v| v.trim().parse().ok())
-    })
-}
-
-/// Unix time at which process `pid` started, from /proc/PID/stat.
-fn process_start(pid: u32) -> Option<u64> {
-    let s = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces and parentheses: fields start after
-    // the last ')'. starttime is field 22, the 20th after the name.
-    let rest = s.get(s.rfind(')')? + 2..)?;
-    let ticks: u64 = rest.split(' ').nth(19)?.parse().ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let hz = if hz > 0 { hz as u64 } else { 100 };
-    Some(boot_time()? + ticks / hz)
-}
-
-/// True while the process that took `lease` still runs: the pid exists and
-/// started no later than the lease (a reused pid started after it), and the
-/// lease is younger than [`LEASE_TIMEOUT`].
-pub fn lease_owner_alive(lease: Lease) -> bool {
-    let now = clock::real_now();
-    // The lease comes from the database: a damaged one must not overflow.
-    if now > lease.time.saturating_add(LEASE_TIMEOUT) {
-        return false;
-    }
-    // No process has a pid beyond i32, and a negative one would name a
-    // process group to kill(2).
-    let Ok(raw) = i32::try_from(lease.pid) else {
-        return false;
-    };
-    if fs::metadata("/proc/self/stat").is_ok() {
-        return match process_start(lease.pid) {
-            Some(start) => start <= lease.time.saturating_add(1),
-            None => false,
-        };
-    }
-    let pid = nix::unistd::Pid::from_raw(raw);
-    !matches!(
-        nix::sys::signal::kill(pid, None),
-        Err(nix::errno::Errno::ESRCH)
-    )
-}
+pub use contain::{catch_panic, test_escape};
+pub use owner::lease_owner_alive;
+pub use signals::Signals;
 
 /// A running daemon: its name, options, store and signals.
 pub struct Daemon {
@@ -529,96 +413,6 @@ impl Daemon {
     }
 }
 
-thread_local! {
-    /// True while [`catch_panic`] runs work on this thread.
-    static CATCHING: Cell<bool> = const { Cell::new(false) };
-    /// The message of the panic [`catch_panic`] caught, with its place.
-    static CAUGHT: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Installs, once, a panic hook that keeps the message of a panic that
-/// [`catch_panic`] will catch (so it is logged once, with the URL, rather
-/// than also as the usual two lines without it) and leaves every other
-/// panic to the default hook.
-fn install_hook() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if !CATCHING.with(Cell::get) {
-                return default(info);
-            }
-            let p = info.payload();
-            let msg = p
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| p.downcast_ref::<String>().map(String::as_str))
-                .unwrap_or("(no message)");
-            let msg = match info.location() {
-                Some(l) => format!("panic: {msg} at {}:{}", l.file(), l.line()),
-                None => format!("panic: {msg}"),
-            };
-            CAUGHT.with(|c| *c.borrow_mut() = Some(msg));
-        }));
-    });
-}
-
-/// Runs `work`, the work on the record of `url`, catching a panic: the
-/// panic's message with its place in the source is returned as the error.
-/// Not logged; callers log it with the URL.
-///
-/// The work is wrapped in `AssertUnwindSafe`: what a panic can leave half
-/// done is the caller's state for the batch (a counter, a buffer), which
-/// std keeps memory-safe through unwinding, and the caller then treats the
-/// record as failed and discards its partial result. No write transaction
-/// may be open inside `work`: the callers run it between transactions.
-pub fn catch_panic<T>(url: &str, work: impl FnOnce() -> T) -> std::result::Result<T, String> {
-    install_hook();
-    let was = CATCHING.with(|c| c.replace(true));
-    let r = panic::catch_unwind(AssertUnwindSafe(|| {
-        test_panic(url);
-        work()
-    }));
-    CATCHING.with(|c| c.set(was));
-    r.map_err(|_| {
-        CAUGHT
-            .with(|c| c.borrow_mut().take())
-            .unwrap_or_else(|| "panic".into())
-    })
-}
-
-/// Test builds only: panics on a record whose URL holds the value of
-/// `NLPCRAWL_TEST_PANIC_ON`, so tests can show that a defect on one record
-/// is contained. Release builds have no such hook.
-#[cfg(debug_assertions)]
-fn test_panic(url: &str) {
-    if let Some(pat) = std::env::var_os("NLPCRAWL_TEST_PANIC_ON") {
-        let pat = pat.to_string_lossy();
-        if !pat.is_empty() && url.contains(pat.as_ref()) {
-            panic!("NLPCRAWL_TEST_PANIC_ON matched {url}");
-        }
-    }
-}
-
-#[cfg(not(debug_assertions))]
-fn test_panic(_url: &str) {}
-
-/// Test builds only: panics on a record whose URL holds the value of
-/// `NLPCRAWL_TEST_ESCAPE_ON`, where a stage calls it inside its write
-/// transaction, outside the per-record containment. Release builds have no
-/// such hook.
-pub fn test_escape(url: &str) {
-    #[cfg(debug_assertions)]
-    if let Some(pat) = std::env::var_os("NLPCRAWL_TEST_ESCAPE_ON") {
-        let pat = pat.to_string_lossy();
-        if !pat.is_empty() && url.contains(pat.as_ref()) {
-            panic!("NLPCRAWL_TEST_ESCAPE_ON matched {url}");
-        }
-    }
-    #[cfg(not(debug_assertions))]
-    let _ = url;
-}
-
 /// The one line that says which stored settings this run's command line
 /// overrides; nothing when none.
 pub fn log_overrides(common: &Common) {
@@ -662,25 +456,4 @@ pub const WAKE_CHECK: Duration = Duration::from_millis(10);
 pub fn fail(name: &str, e: impl std::fmt::Display) -> ! {
     crate::run::log::write_line(name, crate::run::log::Level::Error, &e.to_string());
     std::process::exit(1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn damaged_leases_neither_panic_nor_live() {
-        let me = std::process::id();
-        // A lease time at the end of time: no overflow; our own process
-        // started before it, so the lease still counts as held.
-        assert!(lease_owner_alive(Lease {
-            pid: me,
-            time: u64::MAX
-        }));
-        // A pid no process can have.
-        assert!(!lease_owner_alive(Lease {
-            pid: u32::MAX,
-            time: clock::real_now()
-        }));
-    }
 }
