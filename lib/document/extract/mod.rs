@@ -210,11 +210,23 @@ fn alone(b: &Judged, lang: Option<usize>, named_is_boiler: bool) -> Class {
         } else {
             Class::NearGood
         }
-    } else if stop >= low || sentences(&r.text, b.words, SENTENCE_WORDS) {
+    } else if stop >= low || (!foreign(b, lang) && sentences(&r.text, b.words, SENTENCE_WORDS)) {
         Class::NearGood
     } else {
         Class::Bad
     }
+}
+
+/// True when `b` reads as prose in the language of another list than the
+/// page's: its sentences are not the page's text, however well formed (an
+/// English cookie notice on a Latvian page).
+fn foreign(b: &Judged, lang: Option<usize>) -> bool {
+    let Some(l) = lang else {
+        return false;
+    };
+    b.words > 0
+        && (0..stop::LANGS.len())
+            .any(|o| o != l && f64::from(b.stops[o]) >= b.words as f64 * stop::SHARES[o].1)
 }
 
 /// Words a block needs to read as sentences when its stop words do not
