@@ -192,8 +192,15 @@ fn the_daemon_stores_how_and_list_and_dump_show_it() {
         if !allowed {
             assert_eq!(j["reason"], format!("charset {}", p.charset), "{}", p.file);
         }
+        // A page in plain ASCII has none of the letters that tell Latvian
+        // from its neighbours: its two witnesses may disagree, and then
+        // no language is sure of it.
         let conf = j["lang_confidence"].as_f64().unwrap();
-        assert!(!allowed || conf > 0.0, "{}: {conf}", p.file);
+        assert!(
+            !allowed || p.body.is_ascii() || conf > 0.0,
+            "{}: {conf}",
+            p.file
+        );
         seen += 1;
     }
     assert_eq!(seen, all.len());
@@ -232,7 +239,7 @@ fn the_daemon_stores_how_and_list_and_dump_show_it() {
         );
         if f[0] == "VERIFIED" {
             let conf: f64 = f[11].parse().unwrap();
-            assert!(conf > 0.0 && conf <= 1.0, "{l}");
+            assert!(conf <= 1.0 && (conf > 0.0 || p.body.is_ascii()), "{l}");
         }
         listed += 1;
     }
