@@ -67,6 +67,10 @@ pub struct Snapshot {
     pub queued: u64,
     pub addresses: u64,
     pub resting: u64,
+    /// Addresses paused for their distress (429, 503, timeouts, failed
+    /// connections), and the first few: address, why, till when (Unix s).
+    pub paused: u64,
+    pub paused_list: Vec<(String, String, u64)>,
     pub robots: u64,
     /// UNREACH records from the fetcher and the resolver since they
     /// started, in all and by kind (`dns` for the resolver's).
@@ -245,6 +249,20 @@ fn hosts(s: &Snapshot) -> Vec<String> {
     ]
 }
 
+/// The paused addresses, when there are any: why, and till when (UTC).
+fn paused(s: &Snapshot) -> Vec<String> {
+    if s.paused == 0 {
+        return Vec::new();
+    }
+    vec![fill(
+        &format!("paused {}:", human::count(s.paused)),
+        s.paused_list.iter().map(|(a, why, until)| {
+            let t = crate::run::clock::iso8601(*until);
+            format!("{a} {why} till {}", t.get(11..19).unwrap_or(&t))
+        }),
+    )]
+}
+
 fn daemons(s: &Snapshot) -> Vec<String> {
     s.daemons
         .iter()
@@ -273,6 +291,7 @@ pub fn screen(s: &Snapshot) -> Vec<String> {
     lines.extend(rates(s));
     lines.extend(errors(s));
     lines.extend(hosts(s));
+    lines.extend(paused(s));
     // Sections so far take at most 22 lines with five daemons; a new one
     // is a function of the snapshot added here, in the line left, and a
     // field of `Snapshot` filled in `snapshot`.
@@ -294,8 +313,19 @@ pub fn line(s: &Snapshot) -> String {
         .harvest()
         .map_or_else(|| "-".into(), |h| format!("{:.3}", h));
     let outbox = s.outbox.map(|n| format!(" outbox={n}")).unwrap_or_default();
+    // Paused addresses: how many, then each as ADDRESS:WHY:UNTIL.
+    let paused = if s.paused == 0 {
+        String::new()
+    } else {
+        let each: Vec<String> = s
+            .paused_list
+            .iter()
+            .map(|(a, why, until)| format!("{a}:{}:{until}", why.replace(' ', "_")))
+            .collect();
+        format!(" paused={} {}", s.paused, each.join(" "))
+    };
     format!(
-        "nlpcd: {}{outbox} pages/s={:.1} verified/s={:.1} bytes/s={:.0} harvest={harvest} errors={} restarts={restarts}",
+        "nlpcd: {}{outbox} pages/s={:.1} verified/s={:.1} bytes/s={:.0} harvest={harvest} errors={} restarts={restarts}{paused}",
         states.join(" "),
         s.fetched.minute,
         s.verified.minute,
@@ -455,6 +485,22 @@ impl Monitor {
         snap.queued = num("queued");
         snap.addresses = num("addresses");
         snap.resting = num("resting");
+        snap.paused = num("paused");
+        snap.paused_list = fetch
+            .get("paused_list")
+            .and_then(|t| t.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|e| {
+                        Some((
+                            e.get(0)?.as_str()?.to_string(),
+                            e.get(1)?.as_str()?.to_string(),
+                            e.get(2)?.as_u64()?,
+                        ))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         snap.robots = num("robots");
         snap.errors = num("errors");
         if let Some(k) = fetch.get("kinds").and_then(|k| k.as_object()) {

@@ -21,6 +21,19 @@ impl Fetcher<'_> {
             .values()
             .filter(|q| !q.gate.in_burst() && q.gate.next_start() > now)
             .count();
+        // Addresses in distress now, soonest resumed first; the healthy
+        // are forgotten (and, past the cap, the long-resumed).
+        self.health.retain(|_, h| !h.healthy(now));
+        if self.health.len() > super::health::HEALTH_CAP {
+            self.health
+                .retain(|_, h| h.paused.is_some_and(|p| p.until > now));
+        }
+        let mut paused: Vec<(IpAddr, super::health::Pause)> = self
+            .health
+            .iter()
+            .filter_map(|(a, h)| h.paused.filter(|p| p.until > now).map(|p| (*a, p)))
+            .collect();
+        paused.sort_by_key(|(a, p)| (p.until, *a));
         let v = serde_json::json!({
             "pid": std::process::id(),
             "time": clock::real_now(),
@@ -33,6 +46,10 @@ impl Fetcher<'_> {
             "queued": self.queued(),
             "addresses": self.addrs.len(),
             "resting": resting,
+            "deferred": self.stats.deferred,
+            "pauses": self.stats.pauses,
+            "paused": paused.len(),
+            "paused_list": paused.iter().take(5).map(|(a, p)| serde_json::json!([a.to_string(), p.why.name(), p.until_ms / 1000])).collect::<Vec<_>>(),
             "top": top.iter().take(5).map(|(h, n)| serde_json::json!([h, n])).collect::<Vec<_>>(),
             "recent": self.recent.iter().collect::<Vec<_>>(),
             "kinds": self.figures.kinds,
@@ -75,7 +92,18 @@ impl Fetcher<'_> {
             let mut addrs: Vec<(&IpAddr, &AddrQueue)> = self.addrs.iter().collect();
             addrs.sort_by_key(|(a, _)| **a);
             for (a, q) in addrs.iter().take(20) {
-                let state = if q.gate.in_burst() {
+                let paused = self
+                    .health
+                    .get(a)
+                    .and_then(|h| h.paused)
+                    .filter(|p| p.until > now);
+                let state = if let Some(p) = paused {
+                    format!(
+                        "paused {:.1}s: {}",
+                        p.until.saturating_duration_since(now).as_secs_f64(),
+                        p.why.name()
+                    )
+                } else if q.gate.in_burst() {
                     "fetching".to_string()
                 } else {
                     format!(
