@@ -618,6 +618,8 @@ mod tests {
             queued: 9_876_543,
             addresses: 65_000,
             resting: 64_000,
+            paused: 0,
+            paused_list: Vec::new(),
             robots: 1_000_000,
             errors: 5_000_000,
             kinds: [
@@ -695,6 +697,28 @@ mod tests {
         ] {
             assert!(text.contains(want), "{want} missing from\n{text}");
         }
+    }
+
+    #[test]
+    fn paused_addresses_are_shown_with_why_and_till_when() {
+        let mut s = crowded();
+        assert!(!screen(&s).iter().any(|l| l.starts_with("paused")));
+        assert!(!line(&s).contains("paused="));
+        s.paused = 12;
+        s.paused_list = vec![
+            ("192.0.2.7".into(), "HTTP 503".into(), 1_795_880_520),
+            ("2001:db8::1".into(), "cannot connect".into(), 1_795_880_600),
+        ];
+        let scr = screen(&s);
+        let p = scr
+            .iter()
+            .find(|l| l.starts_with("paused 12:"))
+            .expect("a paused line");
+        assert!(p.contains("192.0.2.7 HTTP 503 till 15:42:00"), "{p}");
+        assert!(scr.len() <= LINES && scr.iter().all(|l| l.chars().count() <= WIDTH));
+        assert!(line(&s).ends_with(
+            " paused=12 192.0.2.7:HTTP_503:1795880520 2001:db8::1:cannot_connect:1795880600"
+        ));
     }
 
     #[test]
