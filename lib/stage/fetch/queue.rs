@@ -607,10 +607,12 @@ fn lease_wanted(
                             armed_until(addr, e.until.max(now_ms), policy.polite)
                         };
                         // A pause under way stays recorded as such.
+                        let pausing = e.paused(now_ms).is_some();
                         let mine = AddrEntry {
                             until,
                             owner: Some(claim),
-                            ..e
+                            why: if pausing { e.why } else { 0 },
+                            strikes: if pausing { e.strikes } else { 0 },
                         };
                         mine.put(&mut w, &addr)?;
                     }
@@ -657,6 +659,28 @@ mod tests {
         let polite = Policy::default();
         assert_eq!(queue_cap(&polite, lo), 4);
         assert!(!low(&polite, lo, 0));
+    }
+
+    #[test]
+    fn an_entry_keeps_its_pause_and_an_older_entry_has_none() {
+        let e = AddrEntry {
+            until: 5_000,
+            owner: Some(Lease { pid: 7, time: 9 }),
+            why: health::Why::Unavailable.code(),
+            strikes: 2,
+        };
+        let v = e.encode();
+        assert_eq!(AddrEntry::decode(&v), e);
+        assert_eq!(e.paused(4_999), Some((health::Why::Unavailable, 5_000)));
+        assert_eq!(e.paused(5_000), None, "a pause over is no pause");
+        // An entry written before pauses were recorded: 20 bytes.
+        let old = AddrEntry::decode(&v[..20]);
+        assert_eq!((old.until, old.why, old.strikes), (5_000, 0, 0));
+        assert_eq!(old.paused(0), None);
+        // A damaged code is no pause either.
+        let mut bad = v;
+        bad[20] = 200;
+        assert_eq!(AddrEntry::decode(&bad).paused(0), None);
     }
 
     #[test]
