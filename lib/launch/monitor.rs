@@ -14,6 +14,7 @@ use crate::document::escape::controls;
 use crate::error::Result;
 use crate::launch::child::Daemon;
 use crate::run::human;
+use crate::stage::fetch::published::Published;
 use crate::stage::fetch::STATS_KEY;
 use crate::stage::resolve::figures::STATS_KEY as RESOLVE_KEY;
 use crate::store::harvest::report as harvest_report;
@@ -387,10 +388,10 @@ impl Monitor {
             Some(_) => Some(crate::store::outbox::len(&rd)?),
             None => None,
         };
-        let fetch: serde_json::Value = rd
+        let fetch: Published = rd
             .table_get(Table::Stats, STATS_KEY)?
-            .and_then(|v| serde_json::from_slice(&v).ok())
-            .unwrap_or(serde_json::Value::Null);
+            .and_then(|v| Published::from_json(&v))
+            .unwrap_or_default();
         let resolve: serde_json::Value = rd
             .table_get(Table::Stats, RESOLVE_KEY.as_bytes())?
             .and_then(|v| serde_json::from_slice(&v).ok())
@@ -417,8 +418,7 @@ impl Monitor {
             self.low_yield = Some((Instant::now(), hosts));
         }
         drop(rd);
-        let num = |k: &str| fetch.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
-        let (pages, bytes) = (num("pages"), num("bytes"));
+        let (pages, bytes) = (fetch.pages, fetch.bytes);
         // A restarted fetcher counts from zero again.
         if pages < self.last.0 || bytes < self.last.1 {
             self.base.0 = self.base.0.saturating_add(self.last.0);
@@ -481,69 +481,33 @@ impl Monitor {
         };
         snap.fetched_total = sample.pages;
         snap.bytes_total = sample.bytes;
-        snap.in_flight = num("in_flight");
-        snap.queued = num("queued");
-        snap.addresses = num("addresses");
-        snap.resting = num("resting");
-        snap.paused = num("paused");
-        snap.paused_list = fetch
-            .get("paused_list")
-            .and_then(|t| t.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|e| {
-                        Some((
-                            e.get(0)?.as_str()?.to_string(),
-                            e.get(1)?.as_str()?.to_string(),
-                            e.get(2)?.as_u64()?,
-                        ))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        snap.robots = num("robots");
-        snap.errors = num("errors");
-        if let Some(k) = fetch.get("kinds").and_then(|k| k.as_object()) {
-            snap.kinds = k
-                .iter()
-                .filter_map(|(k, n)| Some((k.clone(), n.as_u64()?)))
-                .collect();
-        }
+        snap.in_flight = fetch.in_flight;
+        snap.queued = fetch.queued;
+        snap.addresses = fetch.addresses;
+        snap.resting = fetch.resting;
+        snap.paused = fetch.paused;
+        snap.paused_list = fetch.paused_list;
+        snap.robots = fetch.robots;
+        snap.errors = fetch.errors;
+        snap.kinds = fetch.kinds.into_iter().collect();
         // Hosts that did not resolve: nlpc-resolve's UNREACH records.
         let dns = resolve.get("unreach").and_then(|v| v.as_u64()).unwrap_or(0);
         if dns > 0 {
             snap.errors = snap.errors.saturating_add(dns);
             snap.kinds.push(("dns".into(), dns));
         }
-        let pairs = |key: &str| -> Vec<(String, u64)> {
-            fetch
-                .get(key)
-                .and_then(|t| t.as_array())
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|e| {
-                            Some((e.get(0)?.as_str()?.to_string(), e.get(1)?.as_u64()?))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        snap.top = pairs("top");
-        snap.slowest = pairs("slowest");
+        snap.top = fetch.top;
+        snap.slowest = fetch
+            .slowest
+            .into_iter()
+            .map(|(h, ms, _)| (h, ms))
+            .collect();
         snap.low_yield = self
             .low_yield
             .as_ref()
             .map(|(_, v)| v.clone())
             .unwrap_or_default();
-        snap.recent = fetch
-            .get("recent")
-            .and_then(|r| r.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|e| Some(e.as_str()?.to_string()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        snap.recent = fetch.recent;
         snap.daemons = daemons
             .iter()
             .map(|d| DaemonLine {

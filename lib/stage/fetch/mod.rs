@@ -36,6 +36,7 @@ mod figures;
 mod group;
 pub mod health;
 mod options;
+pub mod published;
 mod queue;
 mod results;
 mod rules;

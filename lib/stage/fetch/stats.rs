@@ -34,30 +34,44 @@ impl Fetcher<'_> {
             .filter_map(|(a, h)| h.paused.filter(|p| p.until > now).map(|p| (*a, p)))
             .collect();
         paused.sort_by_key(|(a, p)| (p.until, *a));
-        let v = serde_json::json!({
-            "pid": std::process::id(),
-            "time": clock::real_now(),
-            "pages": self.stats.pages,
-            "bytes": self.stats.bytes,
-            "errors": self.stats.errors,
-            "robots": self.stats.robots,
-            "connections": self.stats.connections,
-            "in_flight": self.client.in_flight(),
-            "queued": self.queued(),
-            "addresses": self.addrs.len(),
-            "resting": resting,
-            "deferred": self.stats.deferred,
-            "pauses": self.stats.pauses,
-            "paused": paused.len(),
-            "paused_list": paused.iter().take(5).map(|(a, p)| serde_json::json!([a.to_string(), p.why.name(), p.until_ms / 1000])).collect::<Vec<_>>(),
-            "top": top.iter().take(5).map(|(h, n)| serde_json::json!([h, n])).collect::<Vec<_>>(),
-            "recent": self.recent.iter().collect::<Vec<_>>(),
-            "kinds": self.figures.kinds,
-            "slowest": self.figures.slowest(5).iter().map(|(h, ms, n)| serde_json::json!([h, ms, n])).collect::<Vec<_>>(),
-        });
+        let n = |x: usize| x as u64;
+        let v = super::published::Published {
+            pid: u64::from(std::process::id()),
+            time: clock::real_now(),
+            pages: self.stats.pages,
+            bytes: self.stats.bytes,
+            errors: self.stats.errors,
+            robots: self.stats.robots,
+            connections: self.stats.connections,
+            deferred: self.stats.deferred,
+            pauses: self.stats.pauses,
+            in_flight: n(self.client.in_flight()),
+            queued: n(self.queued()),
+            addresses: n(self.addrs.len()),
+            resting: n(resting),
+            paused: n(paused.len()),
+            paused_list: paused
+                .iter()
+                .take(5)
+                .map(|(a, p)| (a.to_string(), p.why.name().to_string(), p.until_ms / 1000))
+                .collect(),
+            top: top
+                .iter()
+                .take(5)
+                .map(|(h, c)| (h.to_string(), **c))
+                .collect(),
+            recent: self.recent.iter().cloned().collect(),
+            kinds: self
+                .figures
+                .kinds
+                .iter()
+                .map(|(k, c)| (k.to_string(), *c))
+                .collect(),
+            slowest: self.figures.slowest(5),
+        };
         self.published = now;
         // Through the writer: the loop does not wait for the write lock.
-        let v = v.to_string();
+        let v = v.to_json();
         self.writer()?.send(Box::new(move |store| {
             let mut w = store.write()?;
             w.table_put(Table::Stats, STATS_KEY, v.as_bytes())?;
