@@ -5,9 +5,11 @@
 //!
 //! This file holds the fetcher's state and its loop; `queue` fills the
 //! per-address queues, `transfer` starts requests when pacing allows,
-//! `results` turns answers into records and hands them on, `storer` makes
-//! their bodies durable before `writer` commits them, and `stats` keeps
-//! the figures.
+//! `health` says what an answer shows of its server's distress (pauses)
+//! and speed (longer rests), `results` turns answers into records and
+//! hands them on, `storer` makes their bodies durable before `writer`
+//! commits them, and `stats` keeps the figures (`published` is what
+//! nlpcd's monitor reads of them).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{IsTerminal, Write as _};
