@@ -200,7 +200,8 @@ fn robots_4xx_allows_all_and_5xx_fetches_nothing() {
     let ok = Server::start("127.0.0.7");
     let down = Server::start("127.0.0.8");
     ok.route("/robots.txt", Reply::new(404, "text/html", "no"));
-    down.route("/robots.txt", Reply::new(503, "text/html", "busy"));
+    // A 500 (503 is distress: the address pauses; see tests/distress.rs).
+    down.route("/robots.txt", Reply::new(500, "text/html", "broken"));
     let st = c.store();
     for srv in [&ok, &down] {
         srv.route("/page", Reply::html("hello"));
@@ -418,6 +419,10 @@ fn oversized_slow_and_silent_servers_fail_cleanly() {
             "6",
             "--fetch-burst",
             "6",
+            // Timeouts and refused connections fail their records at once,
+            // as they do with pausing off.
+            "--fetch-pause",
+            "0",
         ],
     );
     let st = c.store();

@@ -14,6 +14,7 @@ use crate::document::escape::controls;
 use crate::error::Result;
 use crate::launch::child::Daemon;
 use crate::run::human;
+use crate::stage::fetch::published::Published;
 use crate::stage::fetch::STATS_KEY;
 use crate::stage::resolve::figures::STATS_KEY as RESOLVE_KEY;
 use crate::store::harvest::report as harvest_report;
@@ -67,6 +68,10 @@ pub struct Snapshot {
     pub queued: u64,
     pub addresses: u64,
     pub resting: u64,
+    /// Addresses paused for their distress (429, 503, timeouts, failed
+    /// connections), and the first few: address, why, till when (Unix s).
+    pub paused: u64,
+    pub paused_list: Vec<(String, String, u64)>,
     pub robots: u64,
     /// UNREACH records from the fetcher and the resolver since they
     /// started, in all and by kind (`dns` for the resolver's).
@@ -245,6 +250,20 @@ fn hosts(s: &Snapshot) -> Vec<String> {
     ]
 }
 
+/// The paused addresses, when there are any: why, and till when (UTC).
+fn paused(s: &Snapshot) -> Vec<String> {
+    if s.paused == 0 {
+        return Vec::new();
+    }
+    vec![fill(
+        &format!("paused {}:", human::count(s.paused)),
+        s.paused_list.iter().map(|(a, why, until)| {
+            let t = crate::run::clock::iso8601(*until);
+            format!("{a} {why} till {}", t.get(11..19).unwrap_or(&t))
+        }),
+    )]
+}
+
 fn daemons(s: &Snapshot) -> Vec<String> {
     s.daemons
         .iter()
@@ -273,6 +292,7 @@ pub fn screen(s: &Snapshot) -> Vec<String> {
     lines.extend(rates(s));
     lines.extend(errors(s));
     lines.extend(hosts(s));
+    lines.extend(paused(s));
     // Sections so far take at most 22 lines with five daemons; a new one
     // is a function of the snapshot added here, in the line left, and a
     // field of `Snapshot` filled in `snapshot`.
@@ -294,8 +314,19 @@ pub fn line(s: &Snapshot) -> String {
         .harvest()
         .map_or_else(|| "-".into(), |h| format!("{:.3}", h));
     let outbox = s.outbox.map(|n| format!(" outbox={n}")).unwrap_or_default();
+    // Paused addresses: how many, then each as ADDRESS:WHY:UNTIL.
+    let paused = if s.paused == 0 {
+        String::new()
+    } else {
+        let each: Vec<String> = s
+            .paused_list
+            .iter()
+            .map(|(a, why, until)| format!("{a}:{}:{until}", why.replace(' ', "_")))
+            .collect();
+        format!(" paused={} {}", s.paused, each.join(" "))
+    };
     format!(
-        "nlpcd: {}{outbox} pages/s={:.1} verified/s={:.1} bytes/s={:.0} harvest={harvest} errors={} restarts={restarts}",
+        "nlpcd: {}{outbox} pages/s={:.1} verified/s={:.1} bytes/s={:.0} harvest={harvest} errors={} restarts={restarts}{paused}",
         states.join(" "),
         s.fetched.minute,
         s.verified.minute,
@@ -357,10 +388,10 @@ impl Monitor {
             Some(_) => Some(crate::store::outbox::len(&rd)?),
             None => None,
         };
-        let fetch: serde_json::Value = rd
+        let fetch: Published = rd
             .table_get(Table::Stats, STATS_KEY)?
-            .and_then(|v| serde_json::from_slice(&v).ok())
-            .unwrap_or(serde_json::Value::Null);
+            .and_then(|v| Published::from_json(&v))
+            .unwrap_or_default();
         let resolve: serde_json::Value = rd
             .table_get(Table::Stats, RESOLVE_KEY.as_bytes())?
             .and_then(|v| serde_json::from_slice(&v).ok())
@@ -387,8 +418,7 @@ impl Monitor {
             self.low_yield = Some((Instant::now(), hosts));
         }
         drop(rd);
-        let num = |k: &str| fetch.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
-        let (pages, bytes) = (num("pages"), num("bytes"));
+        let (pages, bytes) = (fetch.pages, fetch.bytes);
         // A restarted fetcher counts from zero again.
         if pages < self.last.0 || bytes < self.last.1 {
             self.base.0 = self.base.0.saturating_add(self.last.0);
@@ -451,53 +481,33 @@ impl Monitor {
         };
         snap.fetched_total = sample.pages;
         snap.bytes_total = sample.bytes;
-        snap.in_flight = num("in_flight");
-        snap.queued = num("queued");
-        snap.addresses = num("addresses");
-        snap.resting = num("resting");
-        snap.robots = num("robots");
-        snap.errors = num("errors");
-        if let Some(k) = fetch.get("kinds").and_then(|k| k.as_object()) {
-            snap.kinds = k
-                .iter()
-                .filter_map(|(k, n)| Some((k.clone(), n.as_u64()?)))
-                .collect();
-        }
+        snap.in_flight = fetch.in_flight;
+        snap.queued = fetch.queued;
+        snap.addresses = fetch.addresses;
+        snap.resting = fetch.resting;
+        snap.paused = fetch.paused;
+        snap.paused_list = fetch.paused_list;
+        snap.robots = fetch.robots;
+        snap.errors = fetch.errors;
+        snap.kinds = fetch.kinds.into_iter().collect();
         // Hosts that did not resolve: nlpc-resolve's UNREACH records.
         let dns = resolve.get("unreach").and_then(|v| v.as_u64()).unwrap_or(0);
         if dns > 0 {
             snap.errors = snap.errors.saturating_add(dns);
             snap.kinds.push(("dns".into(), dns));
         }
-        let pairs = |key: &str| -> Vec<(String, u64)> {
-            fetch
-                .get(key)
-                .and_then(|t| t.as_array())
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|e| {
-                            Some((e.get(0)?.as_str()?.to_string(), e.get(1)?.as_u64()?))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        snap.top = pairs("top");
-        snap.slowest = pairs("slowest");
+        snap.top = fetch.top;
+        snap.slowest = fetch
+            .slowest
+            .into_iter()
+            .map(|(h, ms, _)| (h, ms))
+            .collect();
         snap.low_yield = self
             .low_yield
             .as_ref()
             .map(|(_, v)| v.clone())
             .unwrap_or_default();
-        snap.recent = fetch
-            .get("recent")
-            .and_then(|r| r.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|e| Some(e.as_str()?.to_string()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        snap.recent = fetch.recent;
         snap.daemons = daemons
             .iter()
             .map(|d| DaemonLine {
@@ -572,6 +582,8 @@ mod tests {
             queued: 9_876_543,
             addresses: 65_000,
             resting: 64_000,
+            paused: 0,
+            paused_list: Vec::new(),
             robots: 1_000_000,
             errors: 5_000_000,
             kinds: [
@@ -649,6 +661,28 @@ mod tests {
         ] {
             assert!(text.contains(want), "{want} missing from\n{text}");
         }
+    }
+
+    #[test]
+    fn paused_addresses_are_shown_with_why_and_till_when() {
+        let mut s = crowded();
+        assert!(!screen(&s).iter().any(|l| l.starts_with("paused")));
+        assert!(!line(&s).contains("paused="));
+        s.paused = 12;
+        s.paused_list = vec![
+            ("192.0.2.7".into(), "HTTP 503".into(), 1_795_880_520),
+            ("2001:db8::1".into(), "cannot connect".into(), 1_795_880_600),
+        ];
+        let scr = screen(&s);
+        let p = scr
+            .iter()
+            .find(|l| l.starts_with("paused 12:"))
+            .expect("a paused line");
+        assert!(p.contains("192.0.2.7 HTTP 503 till 15:42:00"), "{p}");
+        assert!(scr.len() <= LINES && scr.iter().all(|l| l.chars().count() <= WIDTH));
+        assert!(line(&s).ends_with(
+            " paused=12 192.0.2.7:HTTP_503:1795880520 2001:db8::1:cannot_connect:1795880600"
+        ));
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! nlpc-list --hosts: the crawl's yield per host (`store::harvest`), most
-//! fetched first, and the overall harvest rate.
+//! fetched first, and the overall harvest rate; then the addresses
+//! nlpc-fetch has paused, why and till when.
 
 use crate::error::Result;
+use crate::run::clock;
+use crate::stage::fetch::AddrEntry;
 use crate::store::harvest::{self, HostYield};
 use crate::store::Read;
 use crate::web::admit::host_matches;
@@ -57,5 +60,32 @@ pub fn lines(rd: &Read, auth: &[String], json: bool) -> Result<Vec<String>> {
     if !json {
         out.push(tsv_line("TOTAL", &total));
     }
+    out.extend(paused_lines(rd, json, clock::real_now_ms())?);
     Ok(out)
+}
+
+/// One line per address nlpc-fetch has paused for its distress (see
+/// nlpc-fetch(1)), as `Table::Addrs` records it: `PAUSED`, the address,
+/// why, and till when (UTC), tab-separated; or a JSON object.
+pub fn paused_lines(rd: &Read, json: bool, now_ms: u64) -> Result<Vec<String>> {
+    let mut v = AddrEntry::all_paused(rd, now_ms)?;
+    v.sort_by(|a, b| a.2.cmp(&b.2).then(a.0.cmp(&b.0)));
+    Ok(v.into_iter()
+        .map(|(addr, why, until)| {
+            if json {
+                serde_json::json!({
+                    "paused": addr,
+                    "why": why.name(),
+                    "until": until / 1000,
+                })
+                .to_string()
+            } else {
+                format!(
+                    "PAUSED\t{addr}\t{}\t{}",
+                    why.name(),
+                    clock::iso8601(until / 1000)
+                )
+            }
+        })
+        .collect())
 }

@@ -167,6 +167,14 @@ impl Gate {
         self.in_burst
     }
 
+    /// Ends any burst under way and holds the address till at least `t`
+    /// (a server in distress): no request starts before it, whatever is
+    /// still in flight.
+    pub fn pause(&mut self, t: Instant) {
+        self.in_burst = false;
+        self.next_start = self.next_start.max(t);
+    }
+
     /// Pushes the next burst back to at least `t` (a Visit-time window).
     pub fn not_before(&mut self, t: Instant) {
         self.next_start = self.next_start.max(t);
@@ -222,6 +230,32 @@ mod tests {
         assert_eq!(g.next_start(), t1 + Duration::from_secs(10));
         assert!(!g.may_send(&p, t1 + Duration::from_secs(9)));
         assert!(g.may_send(&p, t1 + Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn a_pause_holds_the_address_whatever_is_in_flight() {
+        let p = Policy {
+            burst: 4,
+            polite: Duration::from_millis(100),
+            pipeline: 2,
+        };
+        let t0 = Instant::now();
+        let ms = |n| t0 + Duration::from_millis(n);
+        let mut g = Gate::new(lo(), t0);
+        g.sent(&p, t0);
+        g.sent(&p, t0);
+        g.finished(&p, ms(10), true);
+        g.pause(ms(5000));
+        assert!(!g.may_send(&p, ms(20)), "a request inside the pause");
+        // The other request ends: the pause is not shortened to a rest.
+        g.finished(&p, ms(30), true);
+        assert_eq!(g.rest_until(ms(30)), Some(ms(5000)));
+        assert!(!g.may_send(&p, ms(4999)));
+        assert!(g.may_send(&p, ms(5000)));
+        assert!(
+            g.sent(&p, ms(5000)),
+            "the first request after a pause begins a burst"
+        );
     }
 
     #[test]

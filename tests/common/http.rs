@@ -75,6 +75,9 @@ pub struct Hit {
 struct Shared {
     /// Routes by "host path" first, then by path alone.
     routes: Mutex<HashMap<String, Reply>>,
+    /// Replies for the next page requests (robots.txt left out), in
+    /// order, before the routes answer: a server in distress for a while.
+    script: Mutex<std::collections::VecDeque<Reply>>,
     hits: Mutex<Vec<Hit>>,
     conns: AtomicUsize,
     stop: AtomicBool,
@@ -146,6 +149,12 @@ impl Server {
             .insert(format!("{host} {path}"), reply);
     }
 
+    /// Answers the next page requests (robots.txt left out), whatever
+    /// their path, with `replies` in order; then the routes answer again.
+    pub fn script(&self, replies: Vec<Reply>) {
+        self.shared.script.lock().unwrap().extend(replies);
+    }
+
     /// Every request so far, in arrival order.
     pub fn hits(&self) -> Vec<Hit> {
         let mut h = self.shared.hits.lock().unwrap().clone();
@@ -182,6 +191,7 @@ fn reason(status: u16) -> &'static str {
         302 => "Found",
         304 => "Not Modified",
         404 => "Not Found",
+        429 => "Too Many Requests",
         500 => "Internal Server Error",
         503 => "Service Unavailable",
         _ => "Whatever",
@@ -224,7 +234,14 @@ fn serve(stream: TcpStream, conn: usize, s: Arc<Shared>) {
             .get("host")
             .map(|h| h.split(':').next().unwrap_or("").to_string())
             .unwrap_or_default();
-        let reply = {
+        let scripted = if path == "/robots.txt" {
+            None
+        } else {
+            s.script.lock().unwrap().pop_front()
+        };
+        let reply = if let Some(r) = scripted {
+            r
+        } else {
             let routes = s.routes.lock().unwrap();
             routes
                 .get(&format!("{host} {path}"))

@@ -5,9 +5,11 @@
 //!
 //! This file holds the fetcher's state and its loop; `queue` fills the
 //! per-address queues, `transfer` starts requests when pacing allows,
-//! `results` turns answers into records and hands them on, `storer` makes
-//! their bodies durable before `writer` commits them, and `stats` keeps
-//! the figures.
+//! `health` says what an answer shows of its server's distress (pauses)
+//! and speed (longer rests), `results` turns answers into records and
+//! hands them on, `storer` makes their bodies durable before `writer`
+//! commits them, and `stats` keeps the figures (`published` is what
+//! nlpcd's monitor reads of them).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{IsTerminal, Write as _};
@@ -34,7 +36,9 @@ use crate::{debug, info};
 mod fds;
 mod figures;
 mod group;
+pub mod health;
 mod options;
+pub mod published;
 mod queue;
 mod results;
 mod rules;
@@ -75,6 +79,10 @@ pub struct Config {
     /// `--fetch-store-cap`: bytes of bodies waiting to be made durable at
     /// which no new request starts.
     pub store_cap: u64,
+    /// How distress and slowness are heard (`--fetch-pause`,
+    /// `--fetch-pause-max`, `--fetch-max-retry-after`,
+    /// `--fetch-slow-factor`; see `health`).
+    pub health: health::Rules,
     /// `--fetch-sync-each`: sync each body and directory rather than the
     /// file system once per batch.
     pub sync_each: bool,
@@ -110,6 +118,20 @@ impl Config {
                 self.max_delay.as_secs_f64(),
                 MAX_DELAY_LIMIT.as_secs()
             ));
+        }
+        let h = &self.health;
+        for (name, d) in [
+            ("--fetch-pause", h.pause),
+            ("--fetch-pause-max", h.pause_max),
+            ("--fetch-max-retry-after", h.max_retry_after),
+        ] {
+            if d > health::PAUSE_LIMIT {
+                return Err(format!(
+                    "{name}: {}s is more than the limit of {}s",
+                    d.as_secs_f64(),
+                    health::PAUSE_LIMIT.as_secs()
+                ));
+            }
         }
         if self.store_cap == 0 {
             return Err("--fetch-store-cap: 0 would let no request start".into());
@@ -169,6 +191,10 @@ struct Stats {
     errors: u64,
     robots: u64,
     connections: u64,
+    /// Pages asked again after their address's distress answer.
+    deferred: u64,
+    /// Pauses begun (see `health`).
+    pauses: u64,
 }
 
 /// Answers stored between two looks at the transfers.
@@ -209,6 +235,11 @@ pub struct Fetcher<'d> {
     /// Per-address entries to persist: when the next burst may start (so a
     /// restarted fetcher stays polite) and whether we still serve it.
     rests: HashMap<IpAddr, AddrEntry>,
+    /// What is known of each address's distress and response time (see
+    /// `health`); only addresses with something worth remembering.
+    health: HashMap<IpAddr, health::Health>,
+    /// Requests whose answer was distress: their records are asked again.
+    deferred: HashSet<u64>,
     /// Our claim on the addresses we serve; its time is renewed as we go.
     claim: Lease,
     resume: [Option<Key>; 2],
@@ -280,6 +311,8 @@ impl<'d> Fetcher<'d> {
             outcomes: Vec::new(),
             unfinished: Vec::new(),
             rests: HashMap::new(),
+            health: HashMap::new(),
+            deferred: HashSet::new(),
             claim: d.lease(),
             resume: [None, None],
             last_fill: None,

@@ -2,7 +2,7 @@
 
 use std::fs::File;
 
-use super::Config;
+use super::{health, Config};
 use crate::error::{Error, Result};
 use crate::run::options::Parsed;
 use crate::web::http::{self, HeaderFilter};
@@ -64,6 +64,13 @@ impl Config {
             monitor: o.flag("m"),
             stat_every: o.duration("stat-every")?,
             max_delay: o.duration("fetch-max-delay")?,
+            health: health::Rules {
+                pause: o.duration("fetch-pause")?,
+                pause_max: o.duration("fetch-pause-max")?,
+                max_retry_after: o.duration("fetch-max-retry-after")?,
+                slow_factor: o.int("fetch-slow-factor")?,
+                max_delay: o.duration("fetch-max-delay")?,
+            },
             store_cap: o.size("fetch-store-cap")?,
             sync_each: o.flag("fetch-sync-each"),
         };

@@ -54,6 +54,11 @@ pub struct AddrEntry {
     pub until: u64,
     /// The fetcher serving the address, if any.
     pub owner: Option<Lease>,
+    /// Why the address pauses till `until` (a `health::Why` code), 0 when
+    /// it only rests; for `nlpc-list --hosts` and a restarted fetcher.
+    pub why: u8,
+    /// Its distress answers in a row when the pause began.
+    pub strikes: u8,
 }
 
 /// The longest rest read back from the store: a damaged entry must neither
@@ -66,13 +71,37 @@ fn rest_wait(until: u64, now_ms: u64) -> Duration {
 }
 
 impl AddrEntry {
-    pub(super) fn encode(&self) -> [u8; 20] {
-        let mut v = [0; 20];
+    pub(super) fn encode(&self) -> [u8; 22] {
+        let mut v = [0; 22];
         v[..8].copy_from_slice(&self.until.to_le_bytes());
         let o = self.owner.unwrap_or_default();
         v[8..12].copy_from_slice(&o.pid.to_le_bytes());
-        v[12..].copy_from_slice(&o.time.to_le_bytes());
+        v[12..20].copy_from_slice(&o.time.to_le_bytes());
+        v[20] = self.why;
+        v[21] = self.strikes;
         v
+    }
+
+    /// The pause this entry records, if one is under way at `now_ms`:
+    /// why, and till when (Unix ms).
+    pub fn paused(&self, now_ms: u64) -> Option<(health::Why, u64)> {
+        let why = health::Why::from_code(self.why)?;
+        (self.until > now_ms).then_some((why, self.until))
+    }
+
+    /// Every address pausing at `now_ms`, as `Table::Addrs` holds them.
+    pub fn all_paused(
+        rd: &crate::store::Read<'_>,
+        now_ms: u64,
+    ) -> Result<Vec<(String, health::Why, u64)>> {
+        let mut out = Vec::new();
+        rd.table_walk(Table::Addrs, b"", |k, v| {
+            if let Some((why, until)) = AddrEntry::decode(v).paused(now_ms) {
+                out.push((String::from_utf8_lossy(k).into_owned(), why, until));
+            }
+            Ok(true)
+        })?;
+        Ok(out)
     }
 
     pub(super) fn decode(v: &[u8]) -> AddrEntry {
@@ -92,6 +121,8 @@ impl AddrEntry {
                 pid,
                 time: u64_at(12).unwrap_or(0),
             }),
+            why: v.get(20).copied().unwrap_or(0),
+            strikes: v.get(21).copied().unwrap_or(0),
         }
     }
 
@@ -361,10 +392,7 @@ impl Fetcher<'_> {
         for a in idle {
             if let Some(q) = self.addrs.remove(&a) {
                 let rest = q.gate.next_start().saturating_duration_since(now);
-                let e = AddrEntry {
-                    until: clock::real_ms_after(rest),
-                    owner: None,
-                };
+                let e = self.addr_entry(a, clock::real_ms_after(rest), None);
                 entries.push((a, e));
                 self.rests.remove(&a);
                 self.armed.remove(&a);
@@ -415,11 +443,11 @@ impl Fetcher<'_> {
                         return Ok(false);
                     };
                     if let Some(t) = self.far_addrs.get(&a).filter(|t| **t > horizon) {
-                        let e = left.entry(format!("address {a}")).or_insert((
-                            0,
-                            *t,
-                            "rest between bursts (--fetch-polite)".into(),
-                        ));
+                        let why = match self.health.get(&a).and_then(|h| h.paused) {
+                            Some(p) => format!("paused for {}", p.why.name()),
+                            None => "rest between bursts (--fetch-polite)".into(),
+                        };
+                        let e = left.entry(format!("address {a}")).or_insert((0, *t, why));
                         e.0 += 1;
                         return Ok(true);
                     }
@@ -578,9 +606,13 @@ fn lease_wanted(
                             out.armed.push((addr, now + rest + ARM_SLACK));
                             armed_until(addr, e.until.max(now_ms), policy.polite)
                         };
+                        // A pause under way stays recorded as such.
+                        let pausing = e.paused(now_ms).is_some();
                         let mine = AddrEntry {
                             until,
                             owner: Some(claim),
+                            why: if pausing { e.why } else { 0 },
+                            strikes: if pausing { e.strikes } else { 0 },
                         };
                         mine.put(&mut w, &addr)?;
                     }
@@ -627,6 +659,28 @@ mod tests {
         let polite = Policy::default();
         assert_eq!(queue_cap(&polite, lo), 4);
         assert!(!low(&polite, lo, 0));
+    }
+
+    #[test]
+    fn an_entry_keeps_its_pause_and_an_older_entry_has_none() {
+        let e = AddrEntry {
+            until: 5_000,
+            owner: Some(Lease { pid: 7, time: 9 }),
+            why: health::Why::Unavailable.code(),
+            strikes: 2,
+        };
+        let v = e.encode();
+        assert_eq!(AddrEntry::decode(&v), e);
+        assert_eq!(e.paused(4_999), Some((health::Why::Unavailable, 5_000)));
+        assert_eq!(e.paused(5_000), None, "a pause over is no pause");
+        // An entry written before pauses were recorded: 20 bytes.
+        let old = AddrEntry::decode(&v[..20]);
+        assert_eq!((old.until, old.why, old.strikes), (5_000, 0, 0));
+        assert_eq!(old.paused(0), None);
+        // A damaged code is no pause either.
+        let mut bad = v;
+        bad[20] = 200;
+        assert_eq!(AddrEntry::decode(&bad).paused(0), None);
     }
 
     #[test]

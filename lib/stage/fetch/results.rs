@@ -431,7 +431,8 @@ impl Fetcher<'_> {
                 q.gate.next_start().saturating_duration_since(now)
             };
             let until = clock::real_ms_after(rest);
-            self.rests.insert(*addr, AddrEntry { until, owner: None });
+            let e = self.addr_entry(*addr, until, None);
+            self.rests.insert(*addr, e);
         }
         // When the storer or the writer has stopped (a full disk), what
         // they were given and did not commit is given back below.

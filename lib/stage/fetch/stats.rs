@@ -21,26 +21,57 @@ impl Fetcher<'_> {
             .values()
             .filter(|q| !q.gate.in_burst() && q.gate.next_start() > now)
             .count();
-        let v = serde_json::json!({
-            "pid": std::process::id(),
-            "time": clock::real_now(),
-            "pages": self.stats.pages,
-            "bytes": self.stats.bytes,
-            "errors": self.stats.errors,
-            "robots": self.stats.robots,
-            "connections": self.stats.connections,
-            "in_flight": self.client.in_flight(),
-            "queued": self.queued(),
-            "addresses": self.addrs.len(),
-            "resting": resting,
-            "top": top.iter().take(5).map(|(h, n)| serde_json::json!([h, n])).collect::<Vec<_>>(),
-            "recent": self.recent.iter().collect::<Vec<_>>(),
-            "kinds": self.figures.kinds,
-            "slowest": self.figures.slowest(5).iter().map(|(h, ms, n)| serde_json::json!([h, ms, n])).collect::<Vec<_>>(),
-        });
+        // Addresses in distress now, soonest resumed first; the healthy
+        // are forgotten (and, past the cap, the long-resumed).
+        self.health.retain(|_, h| !h.healthy(now));
+        if self.health.len() > super::health::HEALTH_CAP {
+            self.health
+                .retain(|_, h| h.paused.is_some_and(|p| p.until > now));
+        }
+        let mut paused: Vec<(IpAddr, super::health::Pause)> = self
+            .health
+            .iter()
+            .filter_map(|(a, h)| h.paused.filter(|p| p.until > now).map(|p| (*a, p)))
+            .collect();
+        paused.sort_by_key(|(a, p)| (p.until, *a));
+        let n = |x: usize| x as u64;
+        let v = super::published::Published {
+            pid: u64::from(std::process::id()),
+            time: clock::real_now(),
+            pages: self.stats.pages,
+            bytes: self.stats.bytes,
+            errors: self.stats.errors,
+            robots: self.stats.robots,
+            connections: self.stats.connections,
+            deferred: self.stats.deferred,
+            pauses: self.stats.pauses,
+            in_flight: n(self.client.in_flight()),
+            queued: n(self.queued()),
+            addresses: n(self.addrs.len()),
+            resting: n(resting),
+            paused: n(paused.len()),
+            paused_list: paused
+                .iter()
+                .take(5)
+                .map(|(a, p)| (a.to_string(), p.why.name().to_string(), p.until_ms / 1000))
+                .collect(),
+            top: top
+                .iter()
+                .take(5)
+                .map(|(h, c)| (h.to_string(), **c))
+                .collect(),
+            recent: self.recent.iter().cloned().collect(),
+            kinds: self
+                .figures
+                .kinds
+                .iter()
+                .map(|(k, c)| (k.to_string(), *c))
+                .collect(),
+            slowest: self.figures.slowest(5),
+        };
         self.published = now;
         // Through the writer: the loop does not wait for the write lock.
-        let v = v.to_string();
+        let v = v.to_json();
         self.writer()?.send(Box::new(move |store| {
             let mut w = store.write()?;
             w.table_put(Table::Stats, STATS_KEY, v.as_bytes())?;
@@ -75,7 +106,18 @@ impl Fetcher<'_> {
             let mut addrs: Vec<(&IpAddr, &AddrQueue)> = self.addrs.iter().collect();
             addrs.sort_by_key(|(a, _)| **a);
             for (a, q) in addrs.iter().take(20) {
-                let state = if q.gate.in_burst() {
+                let paused = self
+                    .health
+                    .get(a)
+                    .and_then(|h| h.paused)
+                    .filter(|p| p.until > now);
+                let state = if let Some(p) = paused {
+                    format!(
+                        "paused {:.1}s: {}",
+                        p.until.saturating_duration_since(now).as_secs_f64(),
+                        p.why.name()
+                    )
+                } else if q.gate.in_burst() {
                     "fetching".to_string()
                 } else {
                     format!(

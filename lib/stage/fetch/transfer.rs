@@ -5,6 +5,14 @@
 use super::*;
 use crate::run::daemon::catch_panic;
 
+/// What a distress answer was, for the log.
+fn failure_or_status(resp: &Response) -> String {
+    match &resp.failure {
+        Some(f) => f.to_string(),
+        None => format!("HTTP {}", resp.status),
+    }
+}
+
 impl Fetcher<'_> {
     /// Starts whatever requests politeness allows now.
     pub(super) fn dispatch(&mut self, now: Instant) -> Result<()> {
@@ -20,8 +28,9 @@ impl Fetcher<'_> {
         let mut requests: Vec<Request> = Vec::new();
         let mut to_arm: Vec<IpAddr> = Vec::new();
         for addr in addrs {
+            let addr_policy = self.policy_for(addr);
             while let Some(q) = self.addrs.get_mut(&addr) {
-                let mut policy = self.cfg.policy;
+                let mut policy = addr_policy;
                 if !q.multiplexed {
                     policy.pipeline = 1;
                 }
@@ -118,6 +127,7 @@ impl Fetcher<'_> {
         // A recorded burst is used once.
         for a in &starting {
             self.armed.remove(a);
+            self.resumed(*a, now);
         }
         to_arm.retain(|a| !self.arming.contains(a));
         if !to_arm.is_empty() {
@@ -148,6 +158,8 @@ impl Fetcher<'_> {
                 let e = AddrEntry {
                     until: queue::armed_until(*a, now_ms, polite),
                     owner: Some(claim),
+                    why: 0,
+                    strikes: 0,
                 };
                 e.put(&mut w, a)?;
             }
@@ -169,7 +181,7 @@ impl Fetcher<'_> {
         now: Instant,
         starting: &mut Vec<IpAddr>,
     ) -> Request {
-        let policy = self.cfg.policy;
+        let policy = self.policy_for(addr);
         if let Some(q) = self.addrs.get_mut(&addr) {
             if q.gate.sent(&policy, now) {
                 starting.push(addr);
@@ -221,6 +233,114 @@ impl Fetcher<'_> {
         h
     }
 
+    /// The politeness of `addr`: the rest between bursts stretched for a
+    /// slow server (see `health`).
+    pub(super) fn policy_for(&self, addr: IpAddr) -> Policy {
+        let mut p = self.cfg.policy;
+        if let Some(h) = self.health.get(&addr) {
+            p.polite = h.rest(p.polite, &self.cfg.health);
+        }
+        p
+    }
+
+    /// A burst began on `addr`: a pause that is over is said to be.
+    fn resumed(&mut self, addr: IpAddr, now: Instant) {
+        let Some(h) = self.health.get_mut(&addr) else {
+            return;
+        };
+        if let Some(p) = h.paused.filter(|p| p.until <= now) {
+            h.paused = None;
+            info!("resumed {addr} after a pause for {}", p.why.name());
+        }
+    }
+
+    /// What an answer says of its address's health: a distress answer
+    /// pauses the address (its request to be made again, when `deferred`
+    /// holds its tag), another one feeds the smoothed response time.
+    fn hear(&mut self, addr: IpAddr, resp: &Response, now: Instant) {
+        let Some(why) = health::distress(resp.status, resp.failure.as_ref()) else {
+            let took = resp.finished.saturating_duration_since(resp.started);
+            if let Some(h) = self.health.get_mut(&addr) {
+                h.answered(took);
+            } else if resp.status != 0 && took >= health::SLOW_FLOOR {
+                self.health.entry(addr).or_default().answered(took);
+            }
+            return;
+        };
+        let asked = if matches!(why, health::Why::TooMany | health::Why::Unavailable) {
+            health::retry_after(&resp.headers.retry_after, clock::real_now())
+        } else {
+            None
+        };
+        let rules = self.cfg.health;
+        let h = self.health.entry(addr).or_default();
+        let verdict = h.strike(asked, &rules, health::noise(addr));
+        let strikes = h.strikes;
+        let (d, defer) = match verdict {
+            health::Verdict::Pause(d) => (d, true),
+            health::Verdict::Down(d) => {
+                if strikes == health::STRIKES + 1 && !rules.pause.is_zero() {
+                    info!(
+                        "{addr} taken as down after {} distress answers in a row ({}): its requests fail their records",
+                        health::STRIKES + 1,
+                        why.name()
+                    );
+                }
+                (d, false)
+            }
+        };
+        if defer {
+            self.deferred.insert(resp.tag);
+        }
+        if d.is_zero() {
+            return;
+        }
+        let until = now + d;
+        let until_ms = clock::real_ms_after(until.saturating_duration_since(Instant::now()));
+        h.paused = Some(health::Pause {
+            why,
+            until,
+            until_ms,
+            asked: asked.is_some(),
+        });
+        self.stats.pauses += 1;
+        let asked_by = if asked.is_some() {
+            ", as Retry-After asked"
+        } else {
+            ""
+        };
+        info!(
+            "paused {addr} for {:.1}s till {}: {}{asked_by}, {strikes} in a row",
+            d.as_secs_f64(),
+            clock::iso8601(until_ms / 1000),
+            why.name()
+        );
+        if let Some(q) = self.addrs.get_mut(&addr) {
+            q.gate.pause(until);
+        }
+        let e = self.addr_entry(addr, until_ms, Some(self.claim));
+        self.rests.insert(addr, e);
+    }
+
+    /// The entry `Table::Addrs` gets for `addr` resting till `until` (Unix
+    /// ms): with its pause, if one is under way.
+    pub(super) fn addr_entry(&self, addr: IpAddr, until: u64, owner: Option<Lease>) -> AddrEntry {
+        let mut e = AddrEntry {
+            until,
+            owner,
+            why: 0,
+            strikes: 0,
+        };
+        if let Some(h) = self.health.get(&addr) {
+            if let Some(p) = h.paused.filter(|p| p.until > Instant::now()) {
+                e.until = e.until.max(p.until_ms);
+                e.why = p.why.code();
+                e.strikes = u8::try_from(h.strikes).unwrap_or(u8::MAX);
+            }
+        }
+        e
+    }
+
     /// A request finished: its address's burst goes on or ends.
     pub(super) fn gate_done(&mut self, resp: &Response) {
         let Some((addr, _)) = self.inflight.get(&resp.tag) else {
@@ -233,7 +353,7 @@ impl Fetcher<'_> {
         if let Some((origin, d)) = self.delayed.remove(&resp.tag) {
             self.origin_next.insert(origin, now + d);
         }
-        let policy = self.cfg.policy;
+        let policy = self.policy_for(addr);
         if let Some(q) = self.addrs.get_mut(&addr) {
             if resp.status != 0 {
                 q.multiplexed = resp.multiplexed;
@@ -258,10 +378,14 @@ impl Fetcher<'_> {
                 let e = AddrEntry {
                     until,
                     owner: Some(self.claim),
+                    why: 0,
+                    strikes: 0,
                 };
                 self.rests.insert(addr, e);
             }
         }
+        // After the gate: a pause overrides the rest just recorded.
+        self.hear(addr, resp, now);
     }
 
     pub(super) fn handle(&mut self, resp: Response) -> Result<()> {
@@ -272,8 +396,38 @@ impl Fetcher<'_> {
             self.stats.connections += 1;
         }
         let now = Instant::now();
+        let deferred = self.deferred.remove(&resp.tag);
         match what {
+            // The server is in distress, not the file missing: asked again
+            // after the pause.
+            InFlight::Robots { origin, .. } if deferred => {
+                self.stats.robots += 1;
+                info!(
+                    "robots.txt {}: {}, asked again after the pause",
+                    resp.url,
+                    failure_or_status(&resp)
+                );
+                self.robots_fetching.remove(&origin);
+            }
             InFlight::Robots { origin, hops } => self.robots_done(addr, origin, hops, resp)?,
+            // Not the page's fault: it keeps its place, unchanged and
+            // uncounted, and goes when the pause is over (or back to its
+            // state if the pause is long; see `park`).
+            InFlight::Page(job) if deferred => {
+                self.stats.deferred += 1;
+                info!(
+                    "deferred {}: {}, asked again after the pause",
+                    job.rec.url,
+                    failure_or_status(&resp)
+                );
+                match self.addrs.get_mut(&addr) {
+                    Some(q) => q.jobs.push_front(*job),
+                    None => {
+                        let r = job.rec.clone();
+                        self.push_outcome(*job, r, Vec::new());
+                    }
+                }
+            }
             InFlight::Page(job) => {
                 let took = resp.finished.saturating_duration_since(resp.started);
                 self.figures.timed(url::host_of(&resp.url), took);
@@ -313,7 +467,8 @@ impl Fetcher<'_> {
                     // a next burst here.
                     let until =
                         clock::real_ms_after(q.gate.next_start().saturating_duration_since(now));
-                    self.rests.insert(addr, AddrEntry { until, owner: None });
+                    let e = self.addr_entry(addr, until, None);
+                    self.rests.insert(addr, e);
                     self.addrs.remove(&addr);
                     self.armed.remove(&addr);
                 }

@@ -116,6 +116,8 @@ pub struct Headers {
     pub expires: String,
     pub cache_control: String,
     pub location: String,
+    /// Retry-After, as sent (seconds or an HTTP date).
+    pub retry_after: String,
     /// Every X-Robots-Tag value.
     pub x_robots_tag: Vec<String>,
     pub content_length: Option<u64>,
@@ -145,6 +147,7 @@ impl Headers {
             "expires" => self.expires = value.to_string(),
             "cache-control" => self.cache_control = value.to_ascii_lowercase(),
             "location" => self.location = value.to_string(),
+            "retry-after" => self.retry_after = value.to_string(),
             "x-robots-tag" => self.x_robots_tag.push(value.to_string()),
             _ => {}
         }
