@@ -223,6 +223,7 @@ pub fn text(data: &[u8]) {
     let f = Fingerprint::of(&doc);
     assert_eq!(f.text, fingerprint::text_hash(&doc), "text hash");
     assert_eq!(f.simhash, fingerprint::simhash(&doc), "simhash");
+    assert_eq!(f.minhash, fingerprint::minhash(&doc), "minhash");
     // nlpc-vrfy takes the main text's fingerprint from extraction's pass
     // over the words: it must be the text's own, with and without a
     // dictionary (which changes the pass).

@@ -1,24 +1,30 @@
 //! Fingerprints of a page's main text, by which duplicates are found: a
 //! hash of the text with its white space normalised (equal for exact
-//! copies), and a 64-bit SimHash over shingles of words (close in Hamming
-//! distance for near-copies: a changed date line or counter moves a few
-//! bits, a different article about half of them).
+//! copies), a MinHash signature of its shingles of words (agreeing in
+//! most slots for near copies: [`minhash`]), and a 64-bit SimHash of the
+//! same shingles (close in Hamming distance for copies about 97% the same;
+//! kept for `scripts/bench/dups`, which measures the two against each
+//! other).
 //!
 //! Words are the runs of letters and digits (Unicode alphanumerics; a
 //! split far cheaper than UAX #29 word boundaries and, for shingles, as
 //! good), lower-cased; words of digits alone are left out, since the dates, counters and times that
 //! change on every fetch of a page are mostly that; a shingle is
 //! [`SHINGLE`] words in a row. Each shingle's 64-bit hash votes for or
-//! against each bit; the fingerprint has the bits that won.
+//! against each bit of the SimHash, which has the bits that won, and is
+//! offered to a slot of the MinHash signature.
 
 use crate::document::lower;
 use crate::document::lower::lowercase_of;
 use crate::document::swar::{controls, lanes, word_at, zero_bytes, HIGH};
 
+pub mod minhash;
 #[cfg(test)]
 mod reference;
 mod votes;
 
+pub use minhash::Signature;
+use minhash::Sketch;
 use votes::Votes;
 
 /// Words per shingle: long enough that two pages sharing vocabulary but
@@ -34,6 +40,8 @@ pub struct Fingerprint {
     pub text: [u8; 16],
     /// The SimHash of the text's word shingles.
     pub simhash: u64,
+    /// The MinHash signature of the same shingles.
+    pub minhash: Signature,
 }
 
 impl Fingerprint {
@@ -43,10 +51,11 @@ impl Fingerprint {
         let mut feed = Feed::new(text.len());
         let mut s = Shingles::new();
         walk(text, Some(&mut feed), |h| s.word(mix(h)));
-        let simhash = s.finish();
+        let (simhash, minhash) = s.finish();
         Fingerprint {
             text: feed.finish(),
             simhash,
+            minhash,
         }
     }
 
@@ -69,9 +78,11 @@ impl Fingerprint {
                 feed.words(block, &mut started);
             }
         }
+        let (simhash, minhash) = shingles_of_words(words);
         Fingerprint {
             text: feed.finish(),
-            simhash: simhash_of_words(words),
+            simhash,
+            minhash,
         }
     }
 }
@@ -313,13 +324,29 @@ const ASCII_ALNUM_LOWER_ALL: [u8; 256] = {
 pub fn simhash(text: &str) -> u64 {
     let mut s = Shingles::new();
     walk(text, None, |h| s.word(mix(h)));
-    s.finish()
+    s.finish().0
+}
+
+/// The MinHash signature of `text`'s word shingles, the words and
+/// shingles being those of [`simhash`]; [`Signature::NONE`] for a text
+/// without words.
+pub fn minhash(text: &str) -> Signature {
+    let mut s = Shingles::new();
+    walk(text, None, |h| s.word(mix(h)));
+    s.finish().1
 }
 
 /// The SimHash of a text whose words (FNV-1a of their lowercase, words
 /// of digits alone left out) are `words`, in order, as [`piece_words`]
 /// gives them: [`simhash`] of that text.
+#[cfg(test)]
 pub(crate) fn simhash_of_words(words: impl IntoIterator<Item = u64>) -> u64 {
+    shingles_of_words(words).0
+}
+
+/// The SimHash and MinHash signature of a text whose words are `words`,
+/// as [`simhash_of_words`] reads them.
+pub(crate) fn shingles_of_words(words: impl IntoIterator<Item = u64>) -> (u64, Signature) {
     let mut words = words.into_iter();
     let first = [words.next(), words.next(), words.next()];
     let [Some(w0), Some(w1), Some(w2)] = first else {
@@ -334,13 +361,16 @@ pub(crate) fn simhash_of_words(words: impl IntoIterator<Item = u64>) -> u64 {
     // variables: a shingle a word from the third on, and no more than
     // u32::MAX of them.
     let mut votes = Votes::new();
+    let mut sketch = Sketch::new();
     let (mut a, mut b) = (mix(w0), mix(w1));
     for w in std::iter::once(w2).chain(words).take(u32::MAX as usize) {
         let c = mix(w);
-        votes.add(shingle_hash(&[a, b, c]));
+        let h = shingle_hash(&[a, b, c]);
+        votes.add(h);
+        sketch.add(h);
         (a, b) = (b, c);
     }
-    votes.bits()
+    (votes.bits(), sketch.finish())
 }
 
 /// Gives `g` the words of `piece` as [`simhash`] splits and hashes them
@@ -484,6 +514,7 @@ fn walk(text: &str, mut feed: Option<&mut Feed>, mut word: impl FnMut(u64)) {
 /// The shingles of a text's words, as they come, and their votes.
 struct Shingles {
     votes: Votes,
+    sketch: Sketch,
     window: [u64; SHINGLE],
     words: usize,
 }
@@ -492,6 +523,7 @@ impl Shingles {
     fn new() -> Shingles {
         Shingles {
             votes: Votes::new(),
+            sketch: Sketch::new(),
             window: [0; SHINGLE],
             words: 0,
         }
@@ -509,16 +541,19 @@ impl Shingles {
         self.window[SHINGLE - 1] = hash;
         self.words += 1;
         if self.words >= SHINGLE {
-            self.votes.add(shingle_hash(&self.window));
+            let h = shingle_hash(&self.window);
+            self.votes.add(h);
+            self.sketch.add(h);
         }
     }
 
-    fn finish(mut self) -> u64 {
+    fn finish(mut self) -> (u64, Signature) {
         if self.words > 0 && self.words < SHINGLE {
-            self.votes
-                .add(shingle_hash(&self.window[SHINGLE - self.words..]));
+            let h = shingle_hash(&self.window[SHINGLE - self.words..]);
+            self.votes.add(h);
+            self.sketch.add(h);
         }
-        self.votes.bits()
+        (self.votes.bits(), self.sketch.finish())
     }
 }
 
@@ -871,7 +906,8 @@ mod tests {
                 Fingerprint::of(t),
                 Fingerprint {
                     text: reference::text_hash(t),
-                    simhash: reference::simhash(t)
+                    simhash: reference::simhash(t),
+                    minhash: minhash(t),
                 },
                 "{:?}",
                 t.get(..60)

@@ -59,9 +59,10 @@ pub struct Config {
     pub dict_file: Option<PathBuf>,
     /// `--filter-dict-pct`, as a share (0 to 1).
     pub dict_min: f64,
-    /// `--dup-distance`: the most bits a near duplicate's SimHash may
-    /// differ by (see `store::dups`).
-    pub dup_distance: u32,
+    /// `--dup-similarity`: the least share of word shingles, in percent,
+    /// that a near duplicate has in common with a page of its cluster, as
+    /// their MinHash signatures estimate it (see `store::dups`).
+    pub dup_similarity: u32,
     /// `--filter-tunnel`: when not 0, a rejected page's body stays in the
     /// cache for nlpc-scan, which follows its links and then drops it.
     pub tunnel: u64,
@@ -89,7 +90,7 @@ impl Default for Config {
             dict: None,
             dict_file: None,
             dict_min: DEFAULT_DICT_PCT / 100.0,
-            dup_distance: dups::DEFAULT_DISTANCE,
+            dup_similarity: dups::DEFAULT_SIMILARITY,
             tunnel: 0,
             batch: 64,
         }
@@ -115,7 +116,7 @@ impl Config {
             lang_max_text: o.int("lang-max-text")?,
             dict_file,
             dict_min: o.share("filter-dict-pct")?,
-            dup_distance: o.int("dup-distance")?,
+            dup_similarity: o.int("dup-similarity")?,
             tunnel: o.int("filter-tunnel")?,
             ..Config::default()
         })
@@ -525,7 +526,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
                 new.reason = why.clone();
                 new.changed = now;
                 if w.finish(key, &new, lease)? {
-                    dups::record(&mut w, key, None, cfg.dup_distance)?;
+                    dups::record(&mut w, key, None, cfg.dup_similarity)?;
                     done += 1;
                 }
                 continue;
@@ -552,7 +553,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
             None => info!("verified {} ({})", rec.url, summary(v)),
         }
         // The duplicate marks move with the verdict, in its transaction.
-        if let Some(m) = dups::record(&mut w, key, v.fingerprint.as_ref(), cfg.dup_distance)? {
+        if let Some(m) = dups::record(&mut w, key, v.fingerprint.as_ref(), cfg.dup_similarity)? {
             let first = w.get(&m.first)?.map(|r| r.url).unwrap_or_default();
             info!(
                 "{}: {} duplicate of {first} (distance {})",

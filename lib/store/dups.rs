@@ -8,65 +8,89 @@
 //!
 //! - an *exact* duplicate has the same main text (white space aside) as a
 //!   first copy;
-//! - a *near* duplicate has a SimHash within `--dup-distance` bits of a
-//!   page of a cluster (its first copy or one of its duplicates: a page
-//!   edited a little at a time stays in its cluster); of several
-//!   clusters, it joins the one whose first copy was verified earliest.
+//! - a *near* duplicate's word shingles are at least `--dup-similarity`
+//!   percent the same as those of a page of a cluster (its first copy or
+//!   one of its near duplicates: a page edited a little at a time stays in
+//!   its cluster), as their MinHash signatures estimate the Jaccard
+//!   similarity; of several clusters, it joins the one whose first copy
+//!   was verified earliest.
 //!
 //! A duplicate always points to a first copy, never to another duplicate,
 //! so a cluster is a first copy and the duplicates pointing to it; the
-//! distance recorded is to the first copy, and may exceed the option's
+//! distance recorded is 100 less the estimated similarity to the first
+//! copy in percent (0 for an exact copy), and may exceed the option's
 //! when the page was reached through another duplicate.
 //!
 //! The entries, all in [`Table::Dups`] under a one-byte prefix:
 //!
-//! - `d` key → the page: verification order, text hash, SimHash, and its
-//!   mark if it is a duplicate (kind, first copy, distance);
+//! - `d` key → the page: verification order, text hash, its mark if it is
+//!   a duplicate (kind, first copy, distance), and its signature;
 //! - `t` text hash → key of the first copy with that text;
-//! - `b` band, band bits, key → SimHash, for every page: the 64 bits cut
-//!   in [`BANDS`] bands of 16; two fingerprints at most [`MAX_DISTANCE`]
-//!   bits apart agree in at least one whole band (pigeonhole), so looking
-//!   up each band of a fingerprint finds every page within the distance;
+//! - `l` band, band key, key → nothing: the buckets of locality-sensitive
+//!   hashing. A signature's [`BANDS`] bands of four slots are each
+//!   hashed to a key; two texts of Jaccard similarity 0.5 share a bucket
+//!   with chance 87%, of 0.6 with 99%, of 0.3 with 23%. Each candidate met
+//!   in a bucket is weighed by its stored signature. First copies and near
+//!   duplicates are in the buckets (exact duplicates are found through
+//!   their first copy), at most [`MAX_BUCKET`] pages to a bucket: a page
+//!   that finds its bucket full is left out of it (it is still found
+//!   through its other bands, or through the pages already there, which
+//!   are like it);
 //! - `m` first copy, member → nothing: the cluster's members;
-//! - `s` → the next verification number; `D` → the distance last used.
+//! - `s` → the next verification number; `J` → the similarity last used.
+//!
+//! What one page costs is bounded, however large its cluster: at most
+//! [`MAX_BUCKET`] entries read in each band and [`MAX_CANDIDATES`]
+//! signatures weighed.
+//!
+//! Entries written before the signatures (a SimHash in place of the
+//! signature, and `b` band entries of the SimHash's four 16-bit bands)
+//! are still read: such a page is found by its text alone until it is
+//! verified again, which writes it anew; its `b` entries go when it
+//! leaves.
 //!
 //! When a record leaves (verified again with another text, rejected,
 //! quarantined, pruned), its entries go. A duplicate just leaves its
 //! cluster. A first copy that leaves dissolves its cluster: its members
 //! are taken out and placed again, oldest first, as if it had never been
-//! seen; each becomes a duplicate of a cluster within the distance (one
+//! seen; each becomes a duplicate of a cluster within the similarity (one
 //! its elder just started, perhaps), or a first copy itself. No mark
 //! ever points to a record that left.
 
 use std::fmt;
 
-use crate::document::fingerprint::{distance, Fingerprint};
+use crate::document::fingerprint::minhash::BANDS;
+use crate::document::fingerprint::{Fingerprint, Signature};
 use crate::error::{Error, Result};
 use crate::store::record::State;
 use crate::store::{Key, Read, Table, Write, KEY_LEN};
 
-/// Bands of the SimHash in the index.
-pub const BANDS: usize = 4;
-/// Bits per band.
-const BAND_BITS: usize = 64 / BANDS;
-/// The largest distance the index answers for: one fewer than the bands.
-pub const MAX_DISTANCE: u32 = BANDS as u32 - 1;
-/// `--dup-distance`'s default.
-pub const DEFAULT_DISTANCE: u32 = MAX_DISTANCE;
+/// The least `--dup-similarity`, in percent: below it, texts that share
+/// only their language's common phrases would meet.
+pub const MIN_SIMILARITY: u32 = 10;
+/// `--dup-similarity`'s default, chosen on the tuning half of
+/// `scripts/bench/dups`.
+pub const DEFAULT_SIMILARITY: u32 = 50;
+/// Pages one bucket holds at most.
+pub const MAX_BUCKET: usize = 32;
+/// Signatures one lookup weighs at most.
+pub const MAX_CANDIDATES: usize = 256;
 
 const DOC: u8 = b'd';
 const TEXT: u8 = b't';
-const BAND: u8 = b'b';
+const LSH: u8 = b'l';
+/// The SimHash bands of entries written before the signatures.
+const OLD_BAND: u8 = b'b';
 const MEMBER: u8 = b'm';
 const SEQ: &[u8] = b"s";
-const DIST: &[u8] = b"D";
+const SIM: &[u8] = b"J";
 
 /// How a duplicate repeats its first copy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// The same main text.
     Exact,
-    /// A SimHash within the distance.
+    /// Shingles alike to the similarity.
     Near,
 }
 
@@ -91,7 +115,8 @@ pub struct Mark {
     pub kind: Kind,
     /// The first copy.
     pub first: Key,
-    /// Bits between the two SimHashes.
+    /// 100 less the estimated similarity to the first copy, in percent
+    /// (marks written before the signatures hold SimHash bits, 0 to 3).
     pub distance: u32,
 }
 
@@ -100,16 +125,25 @@ pub struct Mark {
 struct Doc {
     /// Verification order: smaller is earlier.
     seq: u64,
-    fp: Fingerprint,
+    text: [u8; 16],
+    /// None for an entry written before the signatures.
+    sig: Option<Signature>,
+    /// Such an entry's SimHash (its `b` entries' keys); 0 otherwise.
+    old: u64,
     mark: Option<Mark>,
 }
 
+/// Bytes of an entry with its signature, without a mark.
+const NEW_LEN: usize = 8 + 16 + 1 + Signature::BYTES;
+
 impl Doc {
     fn encode(&self) -> Vec<u8> {
-        let mut v = Vec::with_capacity(8 + 8 + 16 + 1 + KEY_LEN + 1);
+        let mut v = Vec::with_capacity(NEW_LEN + KEY_LEN + 1);
         v.extend_from_slice(&self.seq.to_le_bytes());
-        v.extend_from_slice(&self.fp.simhash.to_le_bytes());
-        v.extend_from_slice(&self.fp.text);
+        if self.sig.is_none() {
+            v.extend_from_slice(&self.old.to_le_bytes());
+        }
+        v.extend_from_slice(&self.text);
         match &self.mark {
             None => v.push(0),
             Some(m) => {
@@ -118,39 +152,61 @@ impl Doc {
                     Kind::Near => 2,
                 });
                 v.extend_from_slice(&m.first.0);
-                // At most 64.
-                v.push(m.distance as u8);
+                // At most 100.
+                v.push(m.distance.min(255) as u8);
             }
+        }
+        if let Some(sig) = &self.sig {
+            v.extend_from_slice(&sig.to_bytes());
         }
         v
     }
 
     fn decode(b: &[u8]) -> Option<Doc> {
         let seq = u64::from_le_bytes(b.get(..8)?.try_into().ok()?);
-        let simhash = u64::from_le_bytes(b.get(8..16)?.try_into().ok()?);
-        let text: [u8; 16] = b.get(16..32)?.try_into().ok()?;
-        let kind = match *b.get(32)? {
-            0 if b.len() == 33 => None,
+        // The two layouts differ in length: the old is 33 or 51 bytes,
+        // the new over 500.
+        let (old, rest) = if b.len() < NEW_LEN {
+            (u64::from_le_bytes(b.get(8..16)?.try_into().ok()?), 16)
+        } else {
+            (0, 8)
+        };
+        let text: [u8; 16] = b.get(rest..rest + 16)?.try_into().ok()?;
+        let at = rest + 16;
+        let kind = match *b.get(at)? {
+            0 => None,
             1 => Some(Kind::Exact),
             2 => Some(Kind::Near),
             _ => return None,
         };
-        let mark = match kind {
-            None => None,
+        let (mark, end) = match kind {
+            None => (None, at + 1),
             Some(kind) => {
-                if b.len() != 33 + KEY_LEN + 1 {
-                    return None;
-                }
-                Some(Mark {
-                    kind,
-                    first: Key(b.get(33..33 + KEY_LEN)?.try_into().ok()?),
-                    distance: u32::from(b[33 + KEY_LEN]),
-                })
+                let first = Key(b.get(at + 1..at + 1 + KEY_LEN)?.try_into().ok()?);
+                let distance = u32::from(*b.get(at + 1 + KEY_LEN)?);
+                (
+                    Some(Mark {
+                        kind,
+                        first,
+                        distance,
+                    }),
+                    at + 2 + KEY_LEN,
+                )
             }
+        };
+        let sig = if rest == 16 {
+            if b.len() != end {
+                return None;
+            }
+            None
+        } else {
+            Some(Signature::from_bytes(b.get(end..)?)?)
         };
         Some(Doc {
             seq,
-            fp: Fingerprint { text, simhash },
+            text,
+            sig,
+            old,
             mark,
         })
     }
@@ -170,16 +226,25 @@ fn text_key(h: &[u8; 16]) -> Vec<u8> {
     k
 }
 
-/// The band's prefix: `b`, the band's number, its 16 bits.
-fn band_prefix(band: usize, simhash: u64) -> [u8; 4] {
-    let bits = (simhash >> (band * BAND_BITS)) as u16;
-    let b = bits.to_be_bytes();
-    // band < BANDS = 4.
-    [BAND, band as u8, b[0], b[1]]
+/// A bucket's prefix: `l`, the band's number, its key.
+fn bucket(band: usize, sig: &Signature) -> [u8; 6] {
+    let b = sig.band(band).to_be_bytes();
+    // band < BANDS = 32.
+    [LSH, band as u8, b[0], b[1], b[2], b[3]]
 }
 
-fn band_key(band: usize, simhash: u64, key: &Key) -> Vec<u8> {
-    let mut k = band_prefix(band, simhash).to_vec();
+fn bucket_key(band: usize, sig: &Signature, key: &Key) -> Vec<u8> {
+    let mut k = bucket(band, sig).to_vec();
+    k.extend_from_slice(&key.0);
+    k
+}
+
+/// An old entry's SimHash band: `b`, the band's number (of four), its 16
+/// bits.
+fn old_band_key(band: usize, simhash: u64, key: &Key) -> Vec<u8> {
+    let bits = ((simhash >> (band * 16)) as u16).to_be_bytes();
+    // band < 4.
+    let mut k = vec![OLD_BAND, band as u8, bits[0], bits[1]];
     k.extend_from_slice(&key.0);
     k
 }
@@ -290,62 +355,78 @@ fn member_keys(v: &impl View, first: &Key) -> Result<Vec<Key>> {
     Ok(out)
 }
 
-/// Pages within the distance that one lookup weighs at most. A page
-/// repeated thousands of times (a template, a soft error page) makes a
-/// cluster as large, every page of which lies within the distance of the
-/// next; weighing them all made each new copy cost as much as the
-/// cluster's size, and a crawl of them quadratic. Past this many, the
-/// lookup stops, and the page joins the earliest cluster among those
-/// weighed: the same cluster, whenever they all belong to one.
-pub const MAX_NEAR: usize = 64;
-/// Entries of one band a lookup reads at most, within the distance or not:
-/// pages sharing 16 bits of their SimHash but farther apart than the
-/// distance are a server's to multiply as well.
-pub const MAX_BAND_READ: usize = 4096;
+/// Pages alike that one lookup keeps at most: enough to tell which of
+/// their clusters is the earliest when they belong to several.
+pub const MAX_NEAR: usize = 16;
 
-/// Pages whose SimHash is within `max` bits of `simhash`, with their
-/// distance, `not` excluded: at most [`MAX_NEAR`] of them, from at most
-/// [`MAX_BAND_READ`] entries of each band. Also returns how many entries
-/// were read.
-fn near_pages(
-    v: &impl View,
-    simhash: u64,
-    max: u32,
-    not: &Key,
-) -> Result<(Vec<(Key, u32)>, usize)> {
-    let mut out: Vec<(Key, u32)> = Vec::new();
-    let mut read = 0;
-    for band in 0..BANDS {
-        if out.len() >= MAX_NEAR {
-            break;
-        }
-        let prefix = band_prefix(band, simhash);
-        let mut in_band = 0;
-        v.dups_walk(&prefix, &mut |k, val| {
-            read += 1;
-            in_band += 1;
-            let key = k
-                .get(4..)
-                .and_then(|b| <[u8; KEY_LEN]>::try_from(b).ok())
-                .map(Key);
-            let other = <[u8; 8]>::try_from(val).ok().map(u64::from_le_bytes);
-            let (Some(key), Some(other)) = (key, other) else {
-                return Err(v.dups_corrupt(k, "bad band entry"));
-            };
-            let d = distance(simhash, other);
-            if d <= max && key != *not && !out.iter().any(|(k, _)| *k == key) {
-                out.push((key, d));
-            }
-            Ok(out.len() < MAX_NEAR && in_band < MAX_BAND_READ)
-        })?;
-    }
-    Ok((out, read))
+/// What looking up a signature found: the pages at least `min` percent
+/// alike, with their similarity (at most [`MAX_NEAR`]), the bucket
+/// entries read, and the bands whose bucket is full.
+struct Found {
+    near: Vec<(Key, u32)>,
+    read: usize,
+    full: Vec<bool>,
 }
 
-/// How many index entries placing a page with `simhash` reads (for tests
-/// and benchmarks of the lookup's bound).
-pub fn lookup_cost(v: &Read<'_>, simhash: u64, max: u32) -> Result<usize> {
-    Ok(near_pages(v, simhash, max.min(MAX_DISTANCE), &Key([0; KEY_LEN]))?.1)
+/// The pages whose signatures are at least `min` percent like `sig`, `not`
+/// excluded: every band's bucket read (at most [`MAX_BUCKET`] entries of
+/// each), and at most [`MAX_CANDIDATES`] of the pages met there weighed.
+fn near_pages(v: &impl View, sig: &Signature, min: u32, not: &Key) -> Result<Found> {
+    let mut found = Found {
+        near: Vec::new(),
+        read: 0,
+        full: vec![false; BANDS],
+    };
+    if sig.is_none() {
+        return Ok(found);
+    }
+    let mut seen: Vec<Key> = Vec::new();
+    for band in 0..BANDS {
+        let prefix = bucket(band, sig);
+        let mut in_bucket = 0;
+        let mut met = Vec::new();
+        v.dups_walk(&prefix, &mut |k, _| {
+            found.read += 1;
+            in_bucket += 1;
+            let key = k
+                .get(prefix.len()..)
+                .and_then(|b| <[u8; KEY_LEN]>::try_from(b).ok())
+                .map(Key)
+                .ok_or_else(|| v.dups_corrupt(k, "bad bucket entry"))?;
+            met.push(key);
+            Ok(in_bucket < MAX_BUCKET)
+        })?;
+        found.full[band] = in_bucket >= MAX_BUCKET;
+        for key in met {
+            if key == *not
+                || seen.contains(&key)
+                || seen.len() >= MAX_CANDIDATES
+                || found.near.len() >= MAX_NEAR
+            {
+                continue;
+            }
+            seen.push(key);
+            let doc = get_doc(v, &key)?
+                .ok_or_else(|| v.dups_corrupt(&key.0, "bucket entry without a page"))?;
+            let s = doc.sig.map_or(0, |o| o.similarity(sig));
+            if s >= min {
+                found.near.push((key, s));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// How many index entries placing a page with the signature `sig` reads
+/// (for tests and benchmarks of the lookup's bound).
+pub fn lookup_cost(v: &Read<'_>, sig: &Signature, min: u32) -> Result<usize> {
+    Ok(near_pages(v, sig, min, &Key([0; KEY_LEN]))?.read)
+}
+
+/// How many pages the bucket of band `band` of `sig` holds, up to
+/// [`MAX_BUCKET`] and one (for tests of the cap).
+pub fn bucket_len(v: &Read<'_>, sig: &Signature, band: usize) -> Result<usize> {
+    bucket_count(v, band, sig)
 }
 
 fn next_seq(w: &mut Write<'_>) -> Result<u64> {
@@ -359,57 +440,93 @@ fn next_seq(w: &mut Write<'_>) -> Result<u64> {
     Ok(n)
 }
 
-/// The distance nlpc-vrfy last used, for placing members again outside it
-/// (nlpc-up's pruning).
-fn distance_in_use(v: &impl View) -> Result<Option<u32>> {
-    match v.dups_get(DIST)? {
+/// The similarity nlpc-vrfy last used, for placing members again (nlpc-up's
+/// pruning).
+fn similarity_in_use(v: &impl View) -> Result<Option<u32>> {
+    match v.dups_get(SIM)? {
         None => Ok(None),
-        Some(b) if b.len() == 1 => Ok(Some(u32::from(b[0]).min(MAX_DISTANCE))),
-        Some(_) => Err(v.dups_corrupt(DIST, "bad duplicate distance")),
+        Some(b) if b.len() == 1 => Ok(Some(u32::from(b[0]).clamp(MIN_SIMILARITY, 100))),
+        Some(_) => Err(v.dups_corrupt(SIM, "bad duplicate similarity")),
     }
 }
 
 /// Records what the verification of the record under `key` found, in the
 /// transaction that stores its verdict: `fp` is the fingerprint of its
 /// main text when it was verified, None when it was not (rejected,
-/// quarantined). `max` is `--dup-distance` (at most [`MAX_DISTANCE`]).
-/// A record verified again with the same text keeps its place and mark.
-/// Returns its mark.
+/// quarantined). `min` is `--dup-similarity`, in percent (from
+/// [`MIN_SIMILARITY`] to 100). A record verified again with the same text
+/// keeps its place and mark. Returns its mark.
 pub fn record(
     w: &mut Write<'_>,
     key: &Key,
     fp: Option<&Fingerprint>,
-    max: u32,
+    min: u32,
 ) -> Result<Option<Mark>> {
-    let max = max.min(MAX_DISTANCE);
-    if distance_in_use(w)? != Some(max) {
-        // At most MAX_DISTANCE.
-        w.table_put(Table::Dups, DIST, &[max as u8])?;
+    let min = min.clamp(MIN_SIMILARITY, 100);
+    if similarity_in_use(w)? != Some(min) {
+        // At most 100.
+        w.table_put(Table::Dups, SIM, &[min as u8])?;
     }
     let old = get_doc(w, key)?;
     let Some(fp) = fp else {
         if old.is_some() {
-            forget_at(w, key, max)?;
+            forget_at(w, key, min)?;
         }
         return Ok(None);
     };
     if let Some(d) = old {
-        if d.fp.text == fp.text {
+        if d.text == fp.text {
+            if d.sig.is_none() {
+                upgrade(w, key, d, fp.minhash)?;
+            }
             return Ok(d.mark);
         }
-        forget_at(w, key, max)?;
+        forget_at(w, key, min)?;
     }
     let seq = next_seq(w)?;
-    place(w, key, *fp, seq, max)
+    place(w, key, fp.text, Some(fp.minhash), 0, seq, min)
+}
+
+/// Gives an entry written before the signatures, verified again with the
+/// same text, its signature, in its place and with its mark: its SimHash
+/// bands go, and it goes into the buckets that have room.
+fn upgrade(w: &mut Write<'_>, key: &Key, d: Doc, sig: Signature) -> Result<()> {
+    for band in 0..4 {
+        w.table_del(Table::Dups, &old_band_key(band, d.old, key))?;
+    }
+    let new = Doc {
+        sig: Some(sig),
+        old: 0,
+        ..d
+    };
+    w.table_put(Table::Dups, &doc_key(key), &new.encode())?;
+    if !sig.is_none() && d.mark.is_none_or(|m| m.kind == Kind::Near) {
+        for band in 0..BANDS {
+            if bucket_count(w, band, &sig)? < MAX_BUCKET {
+                w.table_put(Table::Dups, &bucket_key(band, &sig, key), &[])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The pages in a bucket, counted up to [`MAX_BUCKET`] and one.
+fn bucket_count(v: &impl View, band: usize, sig: &Signature) -> Result<usize> {
+    let mut n = 0;
+    v.dups_walk(&bucket(band % BANDS, sig), &mut |_, _| {
+        n += 1;
+        Ok(n <= MAX_BUCKET)
+    })?;
+    Ok(n)
 }
 
 /// Removes the record under `key` from the index, as when it is pruned.
 pub fn forget(w: &mut Write<'_>, key: &Key) -> Result<()> {
-    let max = distance_in_use(w)?.unwrap_or(DEFAULT_DISTANCE);
-    forget_at(w, key, max)
+    let min = similarity_in_use(w)?.unwrap_or(DEFAULT_SIMILARITY);
+    forget_at(w, key, min)
 }
 
-fn forget_at(w: &mut Write<'_>, key: &Key, max: u32) -> Result<()> {
+fn forget_at(w: &mut Write<'_>, key: &Key, min: u32) -> Result<()> {
     let Some(d) = get_doc(w, key)? else {
         return Ok(());
     };
@@ -417,7 +534,7 @@ fn forget_at(w: &mut Write<'_>, key: &Key, max: u32) -> Result<()> {
     if d.mark.is_some() {
         return Ok(());
     }
-    let tk = text_key(&d.fp.text);
+    let tk = text_key(&d.text);
     if w.dups_get(&tk)?.as_deref() == Some(&key.0[..]) {
         w.table_del(Table::Dups, &tk)?;
     }
@@ -433,7 +550,7 @@ fn forget_at(w: &mut Write<'_>, key: &Key, max: u32) -> Result<()> {
     }
     members.sort_by_key(|(_, d)| d.seq);
     for (m, doc) in members {
-        place(w, &m, doc.fp, doc.seq, max)?;
+        place(w, &m, doc.text, doc.sig, doc.old, doc.seq, min)?;
         // A member may now be a first copy: the search index, which holds
         // first copies only, looks at it again.
         w.log_change(&m, State::Verified)?;
@@ -445,8 +562,18 @@ fn forget_at(w: &mut Write<'_>, key: &Key, max: u32) -> Result<()> {
 /// copy's text entry, nor its members).
 fn take_out(w: &mut Write<'_>, key: &Key, d: &Doc) -> Result<()> {
     w.table_del(Table::Dups, &doc_key(key))?;
-    for band in 0..BANDS {
-        w.table_del(Table::Dups, &band_key(band, d.fp.simhash, key))?;
+    match &d.sig {
+        // Deleting what is not there (a bucket that was full) is nothing.
+        Some(sig) => {
+            for band in 0..BANDS {
+                w.table_del(Table::Dups, &bucket_key(band, sig, key))?;
+            }
+        }
+        None => {
+            for band in 0..4 {
+                w.table_del(Table::Dups, &old_band_key(band, d.old, key))?;
+            }
+        }
     }
     match d.mark {
         Some(m) => w.table_del(Table::Dups, &member_key(&m.first, key)),
@@ -455,34 +582,39 @@ fn take_out(w: &mut Write<'_>, key: &Key, d: &Doc) -> Result<()> {
 }
 
 /// Enters a record not in the index: as a duplicate of a first copy, or as
-/// a first copy.
+/// a first copy. `sig` is None for an entry written before the
+/// signatures, whose SimHash `old` is kept.
 fn place(
     w: &mut Write<'_>,
     key: &Key,
-    fp: Fingerprint,
+    text: [u8; 16],
+    sig: Option<Signature>,
+    old: u64,
     seq: u64,
-    max: u32,
+    min: u32,
 ) -> Result<Option<Mark>> {
     let mut mark = None;
-    if let Some(b) = w.dups_get(&text_key(&fp.text))? {
+    if let Some(b) = w.dups_get(&text_key(&text))? {
         let first = Key::from_slice(&b).ok_or_else(|| w.dups_corrupt(&b, "bad text entry"))?;
         if first != *key {
-            let d = get_doc(w, &first)?
-                .ok_or_else(|| w.dups_corrupt(&first.0, "text entry without a page"))?;
             mark = Some(Mark {
                 kind: Kind::Exact,
                 first,
-                distance: distance(fp.simhash, d.fp.simhash),
+                distance: 0,
             });
         }
     }
-    if mark.is_none() {
-        // The clusters of the pages within the distance, by their first
-        // copies; the earliest first copy wins.
+    let mut full = vec![false; BANDS];
+    // An exact copy needs no lookup: it goes into no bucket.
+    if let Some(sig) = sig.as_ref().filter(|_| mark.is_none()) {
+        let found = near_pages(w, sig, min, key)?;
+        full = found.full;
+        // The clusters of the pages alike, by their first copies; the
+        // earliest first copy wins.
         let mut best: Option<(u64, Key, u32)> = None;
-        for (k, _) in near_pages(w, fp.simhash, max, key)?.0 {
+        for (k, s) in found.near {
             let Some(doc) = get_doc(w, &k)? else {
-                return Err(w.dups_corrupt(&k.0, "band entry without a page"));
+                return Err(w.dups_corrupt(&k.0, "bucket entry without a page"));
             };
             let (first, fdoc) = match doc.mark {
                 None => (k, doc),
@@ -492,7 +624,10 @@ fn place(
                 },
             };
             if best.is_none_or(|(s, _, _)| fdoc.seq < s) {
-                best = Some((fdoc.seq, first, distance(fp.simhash, fdoc.fp.simhash)));
+                // The first copy's own likeness, when it has a
+                // signature; else the page's met.
+                let to_first = fdoc.sig.map_or(s, |f| f.similarity(sig));
+                best = Some((fdoc.seq, first, 100 - to_first.min(100)));
             }
         }
         mark = best.map(|(_, first, distance)| Mark {
@@ -501,18 +636,28 @@ fn place(
             distance,
         });
     }
-    let doc = Doc { seq, fp, mark };
+    let doc = Doc {
+        seq,
+        text,
+        sig,
+        old,
+        mark,
+    };
     w.table_put(Table::Dups, &doc_key(key), &doc.encode())?;
-    for band in 0..BANDS {
-        w.table_put(
-            Table::Dups,
-            &band_key(band, fp.simhash, key),
-            &fp.simhash.to_le_bytes(),
-        )?;
+    // Exact copies are found through their first copy's text; the rest
+    // go into the buckets that have room.
+    if let Some(sig) = sig.filter(|s| !s.is_none()) {
+        if mark.is_none_or(|m| m.kind == Kind::Near) {
+            for (band, full) in full.iter().enumerate() {
+                if !full {
+                    w.table_put(Table::Dups, &bucket_key(band, &sig, key), &[])?;
+                }
+            }
+        }
     }
     match &mark {
         Some(m) => w.table_put(Table::Dups, &member_key(&m.first, key), &[])?,
-        None => w.table_put(Table::Dups, &text_key(&fp.text), &key.0)?,
+        None => w.table_put(Table::Dups, &text_key(&text), &key.0)?,
     }
     Ok(mark)
 }
@@ -533,8 +678,9 @@ pub fn covered(v: &impl View, key: &Key, corpus: &[State]) -> Result<Option<Mark
 
 /// Checks the index against itself and the records: every mark points to
 /// a first copy that lists it, every first copy is under its text, every
-/// page in each band, every entry belongs to a record still there (not
-/// GONE), and no entry is left over. Returns the problems found.
+/// bucket entry belongs to a page of that band's key, no bucket holds
+/// more than [`MAX_BUCKET`], every entry belongs to a record still there
+/// (not GONE), and no entry is left over. Returns the problems found.
 pub fn check(v: &impl View) -> Result<Vec<String>> {
     // Entry by entry, with point lookups: nothing but the problems is held
     // in memory, however large the index.
@@ -567,30 +713,49 @@ pub fn check(v: &impl View) -> Result<Vec<String>> {
                 }
             }
             None => {
-                if v.dups_get(&text_key(&d.fp.text))?.as_deref() != Some(&key.0[..]) {
+                if v.dups_get(&text_key(&d.text))?.as_deref() != Some(&key.0[..]) {
                     problems.push(format!("{hex}: a first copy not found by its text"));
                 }
             }
         }
-        for band in 0..BANDS {
-            let b = v.dups_get(&band_key(band, d.fp.simhash, &key))?;
-            if b.as_deref() != Some(&d.fp.simhash.to_le_bytes()[..]) {
-                problems.push(format!("{hex}: missing from band {band}"));
-            }
-        }
         Ok(true)
     })?;
-    v.dups_walk(&[BAND], &mut |k, val| {
+    let mut last: Option<(Vec<u8>, usize)> = None;
+    v.dups_walk(&[LSH], &mut |k, _| {
+        let band = usize::from(k.get(1).copied().unwrap_or(u8::MAX));
+        let doc = match key_at(k, 6) {
+            Some(key) if k.len() == 6 + KEY_LEN => get_doc(v, &key)?,
+            _ => None,
+        };
+        let ok = band < BANDS
+            && doc.is_some_and(|d| {
+                d.mark.is_none_or(|m| m.kind == Kind::Near)
+                    && d.sig
+                        .is_some_and(|s| k.get(..6) == Some(&bucket(band, &s)[..]))
+            });
+        if !ok {
+            problems.push(format!("left-over bucket entry {k:?}"));
+        }
+        let prefix = k.get(..6).unwrap_or(k).to_vec();
+        let n = match &last {
+            Some((p, n)) if *p == prefix => n + 1,
+            _ => 1,
+        };
+        if n == MAX_BUCKET + 1 {
+            problems.push(format!("bucket {prefix:?} holds more than {MAX_BUCKET}"));
+        }
+        last = Some((prefix, n));
+        Ok(true)
+    })?;
+    v.dups_walk(&[OLD_BAND], &mut |k, _| {
         let band = usize::from(k.get(1).copied().unwrap_or(u8::MAX));
         let doc = match key_at(k, 4) {
             Some(key) => get_doc(v, &key)?,
             None => None,
         };
-        let ok = band < BANDS
-            && doc.is_some_and(|d| {
-                k.get(..4) == Some(&band_prefix(band, d.fp.simhash)[..])
-                    && val == d.fp.simhash.to_le_bytes()
-            });
+        let ok = doc.is_some_and(|d| {
+            d.sig.is_none() && key_at(k, 4).is_some_and(|key| old_band_key(band, d.old, &key) == k)
+        });
         if !ok {
             problems.push(format!("left-over band entry {k:?}"));
         }
@@ -601,7 +766,7 @@ pub fn check(v: &impl View) -> Result<Vec<String>> {
             Some(key) => get_doc(v, &key)?,
             None => None,
         };
-        if !doc.is_some_and(|d| d.mark.is_none() && k.get(1..) == Some(&d.fp.text[..])) {
+        if !doc.is_some_and(|d| d.mark.is_none() && k.get(1..) == Some(&d.text[..])) {
             problems.push(format!("left-over text entry {k:?}"));
         }
         Ok(true)
@@ -638,19 +803,17 @@ pub fn size(rd: &Read<'_>) -> Result<Size> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::fingerprint::minhash;
 
     #[test]
     fn entries_round_trip() {
-        let fp = Fingerprint {
-            text: [7; 16],
-            simhash: 0xdead_beef_0123_4567,
-        };
+        let sig = minhash("Rīga ir Latvijas galvaspilsēta un lielākā pilsēta");
         for mark in [
             None,
             Some(Mark {
                 kind: Kind::Near,
                 first: Key([3; KEY_LEN]),
-                distance: 3,
+                distance: 37,
             }),
             Some(Mark {
                 kind: Kind::Exact,
@@ -658,37 +821,61 @@ mod tests {
                 distance: 0,
             }),
         ] {
-            let d = Doc { seq: 9, fp, mark };
+            let d = Doc {
+                seq: 9,
+                text: [7; 16],
+                sig: Some(sig),
+                old: 0,
+                mark,
+            };
             assert_eq!(Doc::decode(&d.encode()), Some(d));
+            // An entry written before the signatures.
+            let o = Doc {
+                sig: None,
+                old: 0xdead_beef_0123_4567,
+                ..d
+            };
+            assert!(o.encode().len() < NEW_LEN);
+            assert_eq!(Doc::decode(&o.encode()), Some(o));
         }
         assert_eq!(Doc::decode(&[0; 10]), None);
-        let mut bad = Doc {
+        let good = Doc {
             seq: 1,
-            fp,
+            text: [7; 16],
+            sig: Some(sig),
+            old: 0,
             mark: None,
         }
         .encode();
-        bad[32] = 9;
+        let mut bad = good.clone();
+        bad[24] = 9;
         assert_eq!(Doc::decode(&bad), None);
+        assert_eq!(Doc::decode(&good[..good.len() - 1]), None);
+        let mut long = good.clone();
+        long.push(0);
+        assert_eq!(Doc::decode(&long), None);
     }
 
     #[test]
-    fn bands_cover_every_fingerprint_within_the_distance() {
-        // Any three flipped bits leave at least one band whole.
-        let a = 0x0123_4567_89ab_cdefu64;
-        for i in 0..64 {
-            for j in i..64 {
-                for k in j..64 {
-                    let b = a ^ (1 << i) ^ (1 << j) ^ (1 << k);
-                    assert!(
-                        (0..BANDS).any(|band| band_prefix(band, a) == band_prefix(band, b)),
-                        "{i} {j} {k}"
-                    );
-                }
-            }
-        }
-        // Four bits, one per band, leave none.
-        let b = a ^ 1 ^ (1 << 16) ^ (1 << 32) ^ (1 << 48);
-        assert!((0..BANDS).all(|band| band_prefix(band, a) != band_prefix(band, b)));
+    fn old_entries_as_written_before_the_signatures_decode() {
+        // The layout of the SimHash's entries: seq, SimHash, text hash,
+        // then 0, or the kind, the first copy and the distance.
+        let mut b = 5u64.to_le_bytes().to_vec();
+        b.extend_from_slice(&0x0123_u64.to_le_bytes());
+        b.extend_from_slice(&[9; 16]);
+        b.push(2);
+        b.extend_from_slice(&[1; KEY_LEN]);
+        b.push(3);
+        let d = Doc::decode(&b).expect("old entry");
+        assert_eq!((d.seq, d.old, d.text, d.sig), (5, 0x0123, [9; 16], None));
+        assert_eq!(
+            d.mark,
+            Some(Mark {
+                kind: Kind::Near,
+                first: Key([1; KEY_LEN]),
+                distance: 3
+            })
+        );
+        assert_eq!(d.encode(), b);
     }
 }

@@ -648,11 +648,11 @@ pub static OPTIONS: &[Opt] = &[
         VRFY,
     ),
     setting(value(
-        "dup-distance",
-        "bits",
-        "3",
-        int(0, 3),
-        "most bits a near duplicate's SimHash may differ by, 0 to 3",
+        "dup-similarity",
+        "percent",
+        "50",
+        int(10, 100),
+        "least estimated share of word shingles a near duplicate has in common, 10 to 100",
         NLPCD | VRFY,
     )),
     // The selectors of nlpc-up, nlpc-list and nlpc-dump.
