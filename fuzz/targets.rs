@@ -81,6 +81,8 @@ pub fn url(data: &[u8]) {
             // The key form of the URL as requested is the normalised URL.
             let r = url::request_form(base).unwrap_or_default();
             assert_eq!(url::key_form(&r), n, "the key form of the request form differs");
+            // No userinfo is ever kept: it would be sent as credentials.
+            assert!(!url::authority_of(&n).contains('@'), "userinfo kept");
         }
     }
     if let Ok(b) = Base::parse(base) {
@@ -89,6 +91,9 @@ pub fn url(data: &[u8]) {
         assert_eq!(fast, b.join_parsed(reference), "fast join disagrees");
         if let Ok(j) = fast {
             url_parts(&j);
+            if matches!(url::scheme_of(&j), "http" | "https") {
+                assert!(!url::authority_of(&j).contains('@'), "userinfo kept in a join");
+            }
         }
     }
 }

@@ -536,3 +536,184 @@ fn a_seed_operand_that_is_a_fragment_or_relative_is_named_with_its_reason() {
     }
     assert_eq!(urls_in(&c.store(), State::New), ["http://ok.test/"]);
 }
+
+/// A page of `n` distinct links under `prefix`, each written twice (the
+/// repeats are not new links).
+fn page_of_links(n: usize, prefix: &str) -> Vec<u8> {
+    let mut s = String::with_capacity(n * 40);
+    s.push_str("<html><body>");
+    for i in 0..n {
+        s.push_str(&format!("<a href=\"{prefix}{i}\">x</a>"));
+    }
+    for i in 0..n.min(1000) {
+        s.push_str(&format!("<a href=\"{prefix}{i}\">again</a>"));
+    }
+    s.push_str("</body></html>");
+    s.into_bytes()
+}
+
+#[test]
+fn a_page_of_100000_links_adds_at_most_the_cap_and_says_so_once() {
+    let c = Crawl::new();
+    let st = c.store();
+    let page = "http://flood.test/index.html";
+    let body = page_of_links(100_000, "/p/");
+    c.plant(&st, page, State::Verified, "text/html", &body);
+    // A page under the cap loses nothing and says nothing.
+    let small = "http://small.test/";
+    c.plant(
+        &st,
+        small,
+        State::Verified,
+        "text/html",
+        &page_of_links(300, "/q/"),
+    );
+    drop(st);
+    // The default cap, 50000.
+    let o = c.run("nlpc-scan", &["--once"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let said: Vec<String> = err
+        .lines()
+        .filter(|l| l.contains("--filter-page-links"))
+        .map(logged)
+        .collect();
+    assert_eq!(
+        said,
+        [format!(
+            "nlpc-scan: {page}: 50000 links taken, 50000 more not read (--filter-page-links 50000)"
+        )],
+        "{err}"
+    );
+    let st = c.store();
+    let rd = st.read().unwrap();
+    assert_eq!(rd.count(State::New, false).unwrap(), 50_000 + 300);
+    assert_eq!(
+        nlpcrawl::store::scope::count_read(&rd, "flood.test").unwrap(),
+        50_000
+    );
+    // The first 50000 in the page's order are the ones taken.
+    assert!(rd.lookup("http://flood.test/p/49999").unwrap().is_some());
+    assert!(rd.lookup("http://flood.test/p/50000").unwrap().is_none());
+    drop(rd);
+    assert_consistent(&st, true);
+}
+
+#[test]
+fn a_smaller_page_link_cap_is_taken_from_the_options() {
+    let c = Crawl::new();
+    let st = c.store();
+    let page = "http://flood.test/index.html";
+    c.plant(
+        &st,
+        page,
+        State::Verified,
+        "text/html",
+        &page_of_links(5000, "/p/"),
+    );
+    drop(st);
+    let o = c.run("nlpc-scan", &["--once", "--filter-page-links", "1200"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.ends_with(&format!(
+                "{page}: 1200 links taken, 3800 more not read (--filter-page-links 1200)"
+            )))
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .any(|l| l.ends_with(&format!("scanned {page} (1200 new, 0 known)"))),
+        "{err}"
+    );
+    let st = c.store();
+    assert_eq!(st.read().unwrap().count(State::New, false).unwrap(), 1200);
+}
+
+#[test]
+fn a_calendar_of_query_variants_adds_at_most_the_cap_per_path() {
+    let c = Crawl::new();
+    let st = c.store();
+    // One page of a calendar trap: 3000 days of one path, and sort orders
+    // of another, and a path with no query (never capped).
+    let mut s = String::from("<html><body>");
+    for d in 0..3000 {
+        s.push_str(&format!("<a href=\"/cal?day={d}\">d</a>"));
+    }
+    for o in 0..40 {
+        s.push_str(&format!("<a href=\"/list?sort={o}&amp;view=a\">o</a>"));
+    }
+    for p in 0..40 {
+        s.push_str(&format!("<a href=\"/plain/{p}\">p</a>"));
+    }
+    s.push_str("</body></html>");
+    c.plant(
+        &st,
+        "http://cal.test/",
+        State::Verified,
+        "text/html",
+        s.as_bytes(),
+    );
+    drop(st);
+    let o = c.run(
+        "nlpc-scan",
+        &["--once", "-d", "--filter-query-variants", "25"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.lines()
+            .any(|l| l.ends_with("scanned http://cal.test/ (90 new, 0 known, 2990 refused)")),
+        "{}",
+        err.lines().rev().take(3).collect::<Vec<_>>().join("\n")
+    );
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("skip http://cal.test/cal?day=")
+                && l.ends_with("too many query variants (cal.test/cal: limit 25)"))
+            .count(),
+        2975
+    );
+    let st = c.store();
+    let news = urls_in(&st, State::New);
+    let count = |p: &str| news.iter().filter(|u| u.starts_with(p)).count();
+    assert_eq!(count("http://cal.test/cal?"), 25);
+    assert_eq!(count("http://cal.test/list?"), 25);
+    assert_eq!(count("http://cal.test/plain/"), 40);
+    // The counts are in the database: a later run, another page with more
+    // days, adds none of them, but a day already known stays known.
+    let rd = st.read().unwrap();
+    assert_eq!(
+        nlpcrawl::store::scope::variants_read(&rd, "http://cal.test/cal?x").unwrap(),
+        25
+    );
+    drop(rd);
+    let st2 = c.store();
+    c.plant(
+        &st2,
+        "http://cal.test/next",
+        State::Verified,
+        "text/html",
+        b"<a href=\"/cal?day=0\">known</a><a href=\"/cal?day=99999\">new</a><a href=\"/CAL?day=1\">other path</a>",
+    );
+    drop((st, st2));
+    let o = c.run("nlpc-scan", &["--once", "--filter-query-variants", "25"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .lines()
+            .any(|l| l.ends_with("scanned http://cal.test/next (1 new, 1 known, 1 refused)")),
+        "{}",
+        stderr(&o)
+    );
+    let st = c.store();
+    let rd = st.read().unwrap();
+    assert!(rd
+        .lookup("http://cal.test/cal?day=99999")
+        .unwrap()
+        .is_none());
+    assert!(rd.lookup("http://cal.test/CAL?day=1").unwrap().is_some());
+}

@@ -86,8 +86,14 @@ impl Run {
     /// Rounds of scan, resolve, fetch, vrfy until nothing can move; the
     /// standard error of every nlpc-scan run (with -d: link refusals).
     fn crawl(&self) -> String {
+        self.crawl_logs().0
+    }
+
+    /// [`Run::crawl`], with the standard error of every daemon run too.
+    fn crawl_logs(&self) -> (String, String) {
         let hosts = self.hosts.display().to_string();
         let mut scan_log = String::new();
+        let mut all_log = String::new();
         for _ in 0..40 {
             for (bin, extra) in [
                 ("nlpc-scan", vec!["--once", "-d"]),
@@ -109,9 +115,10 @@ impl Run {
                 if bin == "nlpc-scan" {
                     scan_log.push_str(&stderr(&o));
                 }
+                all_log.push_str(&stderr(&o));
             }
             if self.active() == 0 {
-                return scan_log;
+                return (scan_log, all_log);
             }
         }
         panic!("the crawl did not settle in 40 rounds");
@@ -495,4 +502,178 @@ fn tunnelling_follows_rejected_pages_only_as_far_as_allowed() {
             .unwrap()
             .is_empty());
     }
+}
+
+#[test]
+fn a_calendar_trap_gets_no_more_requests_than_its_query_variants() {
+    let srv = Server::start("127.0.0.164");
+    let lv = text("lv-long.txt");
+    // An endless calendar: every day links the next two days and a sort
+    // order of itself; the cap allows 6 queries of /cal and of /list.
+    let day = |d: usize| srv.url("cal.test", &format!("/cal?day={d}"));
+    for d in 0..40 {
+        let links = [
+            day(d + 1),
+            day(d + 2),
+            srv.url("cal.test", &format!("/list?day={d}&sort=up")),
+        ];
+        srv.route_host(
+            "cal.test",
+            &format!("/cal?day={d}"),
+            Reply::html(page(&format!("{lv} {d}"), &links)),
+        );
+        srv.route_host(
+            "cal.test",
+            &format!("/list?day={d}&sort=up"),
+            Reply::html(page(&format!("{lv} saraksts {d}"), &[])),
+        );
+    }
+    srv.route_host(
+        "cal.test",
+        "/",
+        Reply::html(page(&lv, &[day(0), srv.url("cal.test", "/cal")])),
+    );
+    srv.route_host("cal.test", "/cal", Reply::html(page(&lv, &[day(5)])));
+    let run = Run::new(&srv, &["cal.test"]);
+    // Stored as a setting: every later nlpc-scan and nlpc-fetch, each a
+    // process of its own, reads it and the counts from the database.
+    run.seed(
+        &["--filter-query-variants", "6", &srv.url("cal.test", "/")],
+        &[],
+    );
+    let log = run.crawl();
+    let asked = asked(&srv);
+    let cal: Vec<_> = asked
+        .iter()
+        .filter(|h| h.starts_with("cal.test/cal?"))
+        .collect();
+    let list: Vec<_> = asked
+        .iter()
+        .filter(|h| h.starts_with("cal.test/list?"))
+        .collect();
+    assert_eq!(cal.len(), 6, "{cal:?}");
+    assert_eq!(list.len(), 6, "{list:?}");
+    // The path itself is no variant of it.
+    assert!(asked.contains("cal.test/cal"), "{asked:?}");
+    let refused = log
+        .lines()
+        .filter(|l| l.ends_with("too many query variants (cal.test/cal: limit 6)"))
+        .count();
+    assert!(refused > 0, "{log}");
+    let st = run.c.store();
+    let rd = st.read().unwrap();
+    assert_eq!(
+        nlpcrawl::store::scope::variants_read(&rd, &day(0)).unwrap(),
+        6
+    );
+    let mut n = 0;
+    rd.walk_all(|_, r| {
+        n += usize::from(r.url.contains("/cal?"));
+        Ok(true)
+    })
+    .unwrap();
+    assert_eq!(n, 6, "records of /cal with a query");
+}
+
+/// Every byte of a gzip-member file, decompressed.
+fn gunzip(p: &std::path::Path) -> String {
+    use std::io::Read;
+    let f = std::fs::File::open(p).unwrap();
+    let mut out = String::new();
+    flate2::read::MultiGzDecoder::new(f)
+        .read_to_string(&mut out)
+        .unwrap();
+    out
+}
+
+#[test]
+fn userinfo_in_a_seed_a_link_or_a_redirect_leaves_no_trace() {
+    let srv = Server::start("127.0.0.165");
+    // Three pages in Latvian, distinct so none is a duplicate of
+    // another, each with the word the index is asked for.
+    let lv = |f: &str| format!("{} pārbaude", text(f));
+    let port = srv.port();
+    let cred = |who: &str, path: &str| format!("http://{who}user:{who}secret@u.test:{port}{path}");
+    srv.route_host(
+        "u.test",
+        "/",
+        Reply::html(page(
+            &lv("lv-long.txt"),
+            &[cred("link", "/l"), srv.url("u.test", "/r")],
+        )),
+    );
+    srv.route_host(
+        "u.test",
+        "/l",
+        Reply::html(page(&lv("lv-culture.txt"), &[])),
+    );
+    srv.route_host("u.test", "/r", Reply::redirect(302, &cred("redir", "/t")));
+    srv.route_host("u.test", "/t", Reply::html(page(&lv("lv-forum.txt"), &[])));
+    let run = Run::new(&srv, &["u.test"]);
+    let mut logs = run.seed(&[&cred("seed", "/")], &[]);
+    let (_, all) = run.crawl_logs();
+    logs.push_str(&all);
+    let traces = |what: &str, text: &str| {
+        for t in ["secret", "seeduser", "linkuser", "rediruser", "@u.test"] {
+            assert!(!text.contains(t), "{t:?} in {what}:\n{text}");
+        }
+    };
+    // The server: every page asked for, none with credentials.
+    let hits = srv.page_hits();
+    let paths: BTreeSet<&str> = hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, ["/", "/l", "/r", "/t"].into(), "{hits:#?}");
+    for h in srv.hits() {
+        assert!(!h.headers.contains_key("authorization"), "{h:?}");
+        traces("a request's headers", &format!("{:?}", h.headers));
+    }
+    // The logs of seeding and of every daemon (nlpc-scan's with -d).
+    assert!(
+        logs.contains(&format!("redirect to http://u.test:{port}/t")),
+        "{logs}"
+    );
+    traces("the logs", &logs);
+    // The database.
+    let o = run.c.run("nlpc-list", &["--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let listed = stdout(&o);
+    assert_eq!(listed.lines().count(), 4, "{listed}");
+    traces("nlpc-list", &listed);
+    // The WARC file, its request records naming the host and port only.
+    let warc = run.c.tmp.path().join("u.warc.gz");
+    let o = run.c.run("nlpc-dump", &["--warc", warc.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    traces("nlpc-dump's log", &stderr(&o));
+    let w = gunzip(&warc);
+    assert_eq!(
+        w.matches(&format!("\r\nHost: u.test:{port}\r\n")).count(),
+        3,
+        "a request record for each page stored"
+    );
+    // The page's own bytes are archived as the server sent them, the link
+    // it wrote with them; nothing else may hold a trace.
+    let served = cred("link", "/l");
+    assert_eq!(w.matches(&served).count(), 1);
+    traces("the WARC file", &w.replace(&served, ""));
+    // The index: the pages are found, under URLs without credentials.
+    let index = run.c.tmp.path().join("index");
+    let o = run
+        .c
+        .cmd("nlpc-index")
+        .args(["--once", "--index"])
+        .arg(&index)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run
+        .c
+        .cmd("nlpc-search")
+        .arg("--index")
+        .arg(&index)
+        .args(["--limit", "0", "pārbaude"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let found = stdout(&o);
+    assert_eq!(found.lines().count(), 3, "{found}");
+    traces("nlpc-search", &found);
 }

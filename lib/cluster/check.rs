@@ -234,6 +234,14 @@ mod tests {
         );
         // A seed (depth 0) passes as a seed does.
         assert!(link(me(), &f, &msg(1, 0, &format!("http://{h}/"))).is_ok());
+        // Credentials another node's page wrote go no further here.
+        assert_eq!(
+            link(me(), &f, &msg(1, 2, &format!("http://u:secret@{h}/a"))),
+            Ok(Admitted {
+                url: format!("http://{h}/a"),
+                depth: 2
+            })
+        );
         let cause = |m: Vec<u8>| link(me(), &f, &m).unwrap_err().0;
         assert_eq!(
             cause(msg(1, 4, &format!("http://{h}/a"))),

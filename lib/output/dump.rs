@@ -245,7 +245,7 @@ pub fn request(url: &str) -> Vec<u8> {
     };
     format!(
         "GET {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {}\r\nAccept: */*\r\n\r\n",
-        crate::web::url::authority_of(url),
+        crate::web::url::host_port_of(url),
         user_agent()
     )
     .into_bytes()
@@ -807,6 +807,11 @@ mod tests {
             req.starts_with("GET /x?y HTTP/1.1\r\nHost: a.test:8080\r\n"),
             "{req}"
         );
+        // A record kept from before userinfo was taken out of URLs: the
+        // Host header names the host, never the credentials.
+        let req = String::from_utf8(request("http://u:p@a.test:8080/x")).unwrap();
+        assert!(req.contains("\r\nHost: a.test:8080\r\n"), "{req}");
+        assert!(!req.contains("u:p"), "{req}");
         assert!(String::from_utf8(request("http://a.test"))
             .unwrap()
             .starts_with("GET / HTTP/1.1"));

@@ -46,5 +46,40 @@ pub fn admission(o: &Parsed) -> Result<Filter> {
             _ => None,
         },
         quota: o.int("filter-quota")?,
+        query_variants: o.int("filter-query-variants")?,
+        page_links: match o.program {
+            crate::run::options::Program::Scan | crate::run::options::Program::Nlpcd => {
+                o.int("filter-page-links")?
+            }
+            _ => crate::web::admit::DEFAULT_PAGE_LINKS,
+        },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::options::{Parser, Program};
+
+    #[test]
+    fn the_filter_by_default_is_the_tables_defaults() {
+        for p in [Program::Scan, Program::Fetch] {
+            let f = admission(&Parser::new(p).parse(["-p", "/x/db"]).unwrap()).unwrap();
+            let d = Filter::default();
+            assert_eq!(
+                (f.max_len, f.max_depth, f.max_repeat, f.quota),
+                (d.max_len, d.max_depth, d.max_repeat, d.quota),
+                "{p:?}"
+            );
+            assert_eq!(f.query_variants, d.query_variants, "{p:?}");
+            assert_eq!(f.page_links, d.page_links, "{p:?}");
+        }
+        let f = admission(
+            &Parser::new(Program::Scan)
+                .parse(["--filter-page-links", "0", "--filter-query-variants", "7"])
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!((f.page_links, f.query_variants), (0, 7));
+    }
 }

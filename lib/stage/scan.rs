@@ -274,6 +274,9 @@ pub struct Found {
     /// The document asked that its links not be followed.
     pub nofollow: bool,
     pub noindex: bool,
+    /// Distinct links not read because the page had
+    /// `--filter-page-links` already.
+    pub dropped: usize,
 }
 
 /// How the stored body of a record should be read for links.
@@ -289,7 +292,9 @@ fn doc_kind(content_type: &str) -> Option<bool> {
 }
 
 /// Extracts the links of `rec`'s body and admits them (resolved,
-/// normalised, filtered: [`Filter::admit_link`]).
+/// normalised, filtered: [`Filter::admit_link`]), up to
+/// `--filter-page-links` of them in the page's order; the distinct links
+/// after those are counted, not read, and named in one line.
 pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
     let mut found = Found::default();
     let enc: &'static Encoding = charset::resolve(&rec.charset).unwrap_or(UTF_8);
@@ -309,9 +314,10 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
         .and_then(|b| doc.join(b).ok())
         .and_then(|b| Base::parse(&b).ok())
         .unwrap_or(doc);
+    let cap = cfg.filter.page_link_cap();
     let mut seen = rustc_hash::FxHashSet::default();
     let mut add = |u: String, found: &mut Found| {
-        if !url::same_resource(&u, &rec.url) && seen.insert(u.clone()) {
+        if found.urls.len() < cap && !url::same_resource(&u, &rec.url) && seen.insert(u.clone()) {
             found.urls.push(u);
         }
     };
@@ -325,6 +331,12 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
         let mut raw = rustc_hash::FxHashSet::default();
         for r in &l.refs {
             if !raw.insert(r.as_str()) {
+                continue;
+            }
+            // A hostile page can hold hundreds of thousands of links: past
+            // the cap they are counted, not resolved.
+            if found.urls.len() >= cap {
+                found.dropped += 1;
                 continue;
             }
             let u = match cfg.filter.admit_link(r, Some(&base), rec.depth) {
@@ -352,6 +364,14 @@ pub fn links_of(rec: &Record, body: &[u8], cfg: &Config) -> Found {
                 Err(why) => skip(&p, why),
             }
         }
+    }
+    if found.dropped > 0 {
+        info!(
+            "{}: {} links taken, {} more not read (--filter-page-links {cap})",
+            rec.url,
+            found.urls.len(),
+            found.dropped
+        );
     }
     found
 }
@@ -389,7 +409,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
         let mut done = rec.clone();
         done.state = State::Scanned;
         done.changed = now;
-        let (mut new, mut known) = (0, 0);
+        let (mut new, mut known, mut refused) = (0, 0, 0);
         let found = match found {
             Contained::Done(found) => found,
             Contained::Quarantine(why) => {
@@ -422,12 +442,19 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
                 Ok(Inserted::Forwarded(p)) => {
                     debug!("{}: {} forwarded to node {p}", rec.url, admit::shown(&u))
                 }
-                Err(why) => debug!("{}: skip {}: {why}", rec.url, admit::shown(&u)),
+                Err(why) => {
+                    refused += 1;
+                    debug!("{}: skip {}: {why}", rec.url, admit::shown(&u))
+                }
             }
         }
         scanned += 1;
         if done.reason.is_empty() {
-            info!("scanned {} ({new} new, {known} known)", rec.url);
+            info!(
+                "scanned {} ({new} new, {known} known{})",
+                rec.url,
+                refused_by_count(refused)
+            );
         } else {
             info!("scanned {}: {}", rec.url, done.reason);
         }
@@ -441,6 +468,16 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     match stop {
         Some(e) => Err(e),
         None => Ok(scanned),
+    }
+}
+
+/// The end of a scanned page's line when the store's counts (a host's
+/// quota, a path's query variants) refused links the page gave: each is a
+/// debug line, their number is said with the page.
+pub(crate) fn refused_by_count(refused: usize) -> String {
+    match refused {
+        0 => String::new(),
+        n => format!(", {n} refused"),
     }
 }
 

@@ -55,7 +55,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
         let (Some(rec), Some(found)) = (rec, found) else {
             continue;
         };
-        let (mut new, mut known) = (0, 0);
+        let (mut new, mut known, mut refused) = (0, 0, 0);
         for u in found.urls {
             let mut r = Record::new(&u, now);
             r.depth = rec.depth.saturating_add(1);
@@ -68,12 +68,16 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
                 Ok(Inserted::Forwarded(p)) => {
                     debug!("{}: {} forwarded to node {p}", rec.url, admit::shown(&u))
                 }
-                Err(why) => debug!("{}: skip {}: {why}", rec.url, admit::shown(&u)),
+                Err(why) => {
+                    refused += 1;
+                    debug!("{}: skip {}: {why}", rec.url, admit::shown(&u))
+                }
             }
         }
         info!(
-            "tunnelled {} ({hops} rejected in a row; {new} new, {known} known)",
-            rec.url
+            "tunnelled {} ({hops} rejected in a row; {new} new, {known} known{})",
+            rec.url,
+            crate::stage::scan::refused_by_count(refused)
         );
     }
     w.commit()?;

@@ -115,7 +115,8 @@ pub enum Table {
     History,
     /// The `meta` table: the format version and the stored settings.
     Meta,
-    /// Host → records created (`store::scope`, for `--filter-quota`).
+    /// Host → records created (`store::scope`, for `--filter-quota`), and
+    /// host and path → records with a query (`--filter-query-variants`).
     Quota,
     /// Host → pages judged, accepted, bytes (`store::harvest`).
     Yield,

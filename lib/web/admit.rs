@@ -1,17 +1,21 @@
 //! Admission: which URLs may become records. Every URL that could become a
 //! record (a seed, a link, a meta refresh, a redirect target, a robots.txt
-//! Sitemap line, a parent directory added by path ascendancy) goes through
-//! [`Filter::admit`], once: it is resolved, normalised and stripped of
-//! session ids, then the scheme and host filters (`--filter-scheme`,
+//! Sitemap line, a parent directory added by path ascendancy, a link
+//! relayed from another node) goes through [`Filter::admit`], once: it is
+//! resolved, normalised (which takes out any userinfo, see [`url`]) and
+//! stripped of session ids, then the scheme and host filters (`--filter-scheme`,
 //! `--filter-auth`), the private-address rule for IP-literal hosts
 //! (`--allow-private`), the length limit and the trap guards (path depth,
 //! repeated segments) apply, then the scope options: `--filter-deny`,
 //! `--filter-include` and `--filter-exclude` (see [`crate::web::scope`]).
-//! Two scope rules need more than the URL, and are asked here too by the
-//! code that has what they need: [`Filter::admit_link`] adds the link
-//! depth from the seeds (`--filter-depth`), and [`Filter::over_quota`] the
-//! per-host page quota (`--filter-quota`), which the store counts as it
-//! creates records.
+//! Some rules need more than the URL, and are asked here too by the code
+//! that has what they need: [`Filter::admit_link`] adds the link depth
+//! from the seeds (`--filter-depth`); [`Filter::over_quota`] the per-host
+//! page quota (`--filter-quota`) and [`Filter::over_variants`] the cap on
+//! query-string variants of one path (`--filter-query-variants`), both
+//! counted by the store as it creates records; and [`Filter::page_link_cap`]
+//! the most links taken from one page (`--filter-page-links`), which
+//! nlpc-scan counts as it reads the page.
 //!
 //! Links that name resources rather than pages (`<link rel=stylesheet>`
 //! and the like) are dropped where the element is read, in `web::links`,
@@ -75,7 +79,21 @@ pub struct Filter {
     pub link_depth: Option<u16>,
     /// `--filter-quota`: the most records created per host; 0 for none.
     pub quota: u64,
+    /// `--filter-query-variants`: the most records created with a query
+    /// string per host and path; 0 for none.
+    pub query_variants: u64,
+    /// `--filter-page-links`: the most links taken from one page; 0 for
+    /// none.
+    pub page_links: usize,
 }
+
+/// `--filter-page-links` by default: the sitemaps protocol's own limit
+/// for one file, which no HTML page comes near.
+pub const DEFAULT_PAGE_LINKS: usize = 50_000;
+
+/// `--filter-query-variants` by default: more than a listing's sort
+/// orders and pages or a year of a calendar, fewer than an endless one.
+pub const DEFAULT_QUERY_VARIANTS: u64 = 10_000;
 
 impl Default for Filter {
     fn default() -> Filter {
@@ -91,6 +109,8 @@ impl Default for Filter {
             exclude: Vec::new(),
             link_depth: None,
             quota: 0,
+            query_variants: DEFAULT_QUERY_VARIANTS,
+            page_links: DEFAULT_PAGE_LINKS,
         }
     }
 }
@@ -125,6 +145,9 @@ pub enum Refusal {
     LinkDepth { depth: u32, limit: u16 },
     /// The host (cut short) has `--filter-quota` records already.
     Quota { host: String, limit: u64 },
+    /// The host and path (cut short) have `--filter-query-variants`
+    /// records with a query already.
+    QueryVariants { path: String, limit: u64 },
 }
 
 impl Refusal {
@@ -144,6 +167,7 @@ impl Refusal {
             Refusal::NotIncluded => "URL not included",
             Refusal::LinkDepth { .. } => "too many links from the seeds",
             Refusal::Quota { .. } => "host quota reached",
+            Refusal::QueryVariants { .. } => "too many query variants",
         }
     }
 }
@@ -169,6 +193,9 @@ impl fmt::Display for Refusal {
                 write!(f, "{kind} ({depth} links, limit {limit})")
             }
             Refusal::Quota { host, limit } => write!(f, "{kind} ({host}: {limit} pages)"),
+            Refusal::QueryVariants { path, limit } => {
+                write!(f, "{kind} ({path}: limit {limit})")
+            }
         }
     }
 }
@@ -297,6 +324,26 @@ impl Filter {
             host: cut(host, SHOWN).into(),
             limit: self.quota,
         })
+    }
+
+    /// Why a new record with a query string may not be created when its
+    /// host and path (`variant`, as [`url::variant_of`] gives them) have
+    /// `count` such records already (`--filter-query-variants`), or None
+    /// when it may.
+    pub fn over_variants(&self, variant: &str, count: u64) -> Option<Refusal> {
+        (self.query_variants > 0 && count >= self.query_variants).then(|| Refusal::QueryVariants {
+            path: cut(variant, SHOWN).into(),
+            limit: self.query_variants,
+        })
+    }
+
+    /// How many links of one page may be taken (`--filter-page-links`);
+    /// the rest are not read.
+    pub fn page_link_cap(&self) -> usize {
+        match self.page_links {
+            0 => usize::MAX,
+            n => n,
+        }
     }
 
     /// Why a normalised URL may not become a record, or None when it may.
@@ -681,6 +728,66 @@ mod tests {
         assert_eq!(
             f.admit_link("ftp://x/", Some(&base), 0).unwrap_err().kind(),
             "scheme not allowed"
+        );
+    }
+
+    #[test]
+    fn query_variants_are_capped_per_host_and_path() {
+        let f = Filter {
+            query_variants: 3,
+            ..Filter::default()
+        };
+        assert_eq!(f.over_variants("a.lv/cal", 2), None);
+        assert_eq!(
+            f.over_variants("a.lv/cal", 3).map(|r| r.to_string()),
+            Some("too many query variants (a.lv/cal: limit 3)".into())
+        );
+        assert_eq!(
+            f.over_variants("a.lv/cal", 3).map(|r| r.kind()),
+            Some("too many query variants")
+        );
+        let open = Filter {
+            query_variants: 0,
+            ..Filter::default()
+        };
+        assert_eq!(open.over_variants("a.lv/cal", u64::MAX), None);
+        assert_eq!(
+            Filter::default().query_variants,
+            DEFAULT_QUERY_VARIANTS,
+            "on by default"
+        );
+        // A long path is named cut short.
+        let long = format!("a.lv/{}", "x".repeat(5000));
+        let why = f.over_variants(&long, 9).unwrap().to_string();
+        assert!(why.len() < 250, "{why}");
+    }
+
+    #[test]
+    fn page_links_are_capped_by_default() {
+        assert_eq!(Filter::default().page_link_cap(), DEFAULT_PAGE_LINKS);
+        let open = Filter {
+            page_links: 0,
+            ..Filter::default()
+        };
+        assert_eq!(open.page_link_cap(), usize::MAX);
+    }
+
+    #[test]
+    fn userinfo_never_passes_admission() {
+        let f = Filter::default();
+        let base = Base::parse("http://example.lv/dir/").unwrap();
+        for (r, b) in [
+            ("http://user:pass@example.lv/a", None),
+            ("http://user@example.lv/a", None),
+            ("//user:pass@example.lv/a", Some(&base)),
+            ("http://user:pass@example.lv/a", Some(&base)),
+        ] {
+            assert_eq!(f.admit(r, b).as_deref(), Ok("http://example.lv/a"), "{r}");
+        }
+        let b = Base::parse("http://u:p@example.lv/dir/").unwrap();
+        assert_eq!(
+            f.admit_link("a?x=1", Some(&b), 0).as_deref(),
+            Ok("http://example.lv/dir/a?x=1")
         );
     }
 

@@ -7,7 +7,9 @@
 //! Its serialisation, without the fragment, is the *request form*: what a
 //! browser sends for the link, so the server sees the URL its page meant.
 //! It already has the scheme and host in lowercase, no default port and no
-//! dot segments. The *key form* ([`key_form`]) adds RFC 3986 section 6.2.2
+//! dot segments; we take out the userinfo (`user:password@`), which a
+//! crawler must never send (curl would send it as Basic authorization),
+//! log, store or index. The *key form* ([`key_form`]) adds RFC 3986 section 6.2.2
 //! on top: percent-encodings of unreserved characters are decoded, the
 //! others get uppercase hex, a stray `%` is `%25`. Two spellings of one
 //! resource therefore give one record, but the key form is only ever
@@ -91,10 +93,12 @@ fn refuse_file(s: &str) -> Result<(), UrlError> {
 }
 
 impl Base {
-    /// Parses an absolute URL to serve as a base.
+    /// Parses an absolute URL to serve as a base, without its userinfo, so
+    /// no reference resolved against it (by the fast path either) has any.
     pub fn parse(s: &str) -> Result<Base, UrlError> {
         refuse_file(s)?;
-        let url = ::url::Url::parse(s.trim()).map_err(|e| err(s, e.to_string()))?;
+        let mut url = ::url::Url::parse(s.trim()).map_err(|e| err(s, e.to_string()))?;
+        drop_userinfo(&mut url);
         // The fast path copies the base as the parser serialised it, which
         // is what the parser's own join keeps too (the request form).
         let fast = if matches!(url.scheme(), "http" | "https") && url.fragment().is_none() {
@@ -171,13 +175,42 @@ pub fn normalise(s: &str) -> Result<String, UrlError> {
 fn finish(mut u: ::url::Url) -> String {
     // The fragment is the browser's own; it is never sent.
     u.set_fragment(None);
+    drop_userinfo(&mut u);
     u.into()
+}
+
+/// Takes the userinfo out of a parsed URL. The setters refuse only URLs
+/// that cannot have one (no host), which then have none to take out.
+fn drop_userinfo(u: &mut ::url::Url) {
+    if !u.username().is_empty() || u.password().is_some() {
+        let _ = u.set_password(None);
+        let _ = u.set_username("");
+    }
+}
+
+/// `url` without the userinfo of its authority (`http://u:p@h/` gives
+/// `http://h/`); borrowed when it has none. Every URL admitted today has
+/// none; this keeps a record made before userinfo was taken out of URLs
+/// from sending or showing it.
+pub fn without_userinfo(url: &str) -> Cow<'_, str> {
+    let (s, e) = authority_span(url);
+    match url[s..e].rfind('@') {
+        Some(at) => Cow::Owned(format!("{}{}", &url[..s], &url[s + at + 1..])),
+        None => Cow::Borrowed(url),
+    }
+}
+
+/// The host and port of a URL's authority, without its userinfo: what a
+/// request's Host header names.
+pub fn host_port_of(url: &str) -> &str {
+    let auth = authority_of(url);
+    auth.rsplit_once('@').map_or(auth, |(_, h)| h)
 }
 
 /// The key form of a URL in request form: the percent-encodings of its path
 /// and query normalised as RFC 3986 6.2.2 says ([`normalise_percent`]).
-/// The scheme, userinfo, host and port are left as the URL parser wrote
-/// them, which is already normal. Borrowed when nothing changes.
+/// The scheme, host and port are left as the URL parser wrote them, which
+/// is already normal (and an admitted URL has no userinfo). Borrowed when nothing changes.
 pub fn key_form(url: &str) -> Cow<'_, str> {
     if !url.contains('%') {
         return Cow::Borrowed(url);
@@ -325,6 +358,26 @@ pub fn path_of(url: &str) -> &str {
     let rest = &url[e..];
     let end = rest.find(['?', '#']).unwrap_or(rest.len());
     &rest[..end]
+}
+
+/// What a URL with a query is a variant of: its host and its path in key
+/// form, as one string (`http://h:8080/cal/?d=1` gives `h/cal/`); None
+/// for a URL without a query. The scheme and port are left out: one
+/// script on one host is one path, however it is reached.
+pub fn variant_of(url: &str) -> Option<String> {
+    let (s, e) = authority_span(url);
+    if s == 0 {
+        return None;
+    }
+    let rest = &url[e..];
+    let q = rest
+        .find(['?', '#'])
+        .filter(|&i| rest.as_bytes()[i] == b'?')?;
+    let path = match &rest[..q] {
+        "" => Cow::Borrowed("/"),
+        p => normalise_percent(p),
+    };
+    Some(format!("{}{path}", host_of(url)))
 }
 
 /// The number of non-empty path segments.
@@ -536,6 +589,59 @@ mod tests {
         assert_eq!(host_of("http://[::1]:80/"), "[::1]");
         assert_eq!(host_of("mailto:a@b"), "");
         assert_eq!(scheme_of(u), "http");
+    }
+
+    #[test]
+    fn userinfo_is_taken_out_of_every_url_made_here() {
+        for u in [
+            "http://user:pass@example.lv/a",
+            "http://user@example.lv/a",
+            "http://:pass@example.lv/a",
+            "HTTP://u%40x:p%3A@Example.LV:80/a",
+        ] {
+            assert_eq!(request_form(u).unwrap(), "http://example.lv/a", "{u}");
+        }
+        assert_eq!(
+            normalise("https://u:p@example.lv:8443/%7Ea?q#f").unwrap(),
+            "https://example.lv:8443/~a?q"
+        );
+        // Resolved against a base with userinfo, by the fast path and the
+        // parser alike, and a reference with its own.
+        let b = Base::parse("http://u:p@h/dir/page").unwrap();
+        assert_eq!(b.as_str(), "http://h/dir/page");
+        for (r, want) in [
+            ("x.html", "http://h/dir/x.html"),
+            ("/y?z=1", "http://h/y?z=1"),
+            ("../a b", "http://h/a%20b"),
+            ("//v:w@g/k", "http://g/k"),
+            ("https://v:w@g:8443/k", "https://g:8443/k"),
+        ] {
+            assert_eq!(b.join(r).unwrap(), want, "{r}");
+            assert_eq!(b.join_parsed(r).unwrap(), want, "{r}");
+        }
+        // Strings made before: taken out as text.
+        assert_eq!(without_userinfo("http://u:p@h:81/a@b"), "http://h:81/a@b");
+        assert!(matches!(
+            without_userinfo("http://h/a@b"),
+            Cow::Borrowed("http://h/a@b")
+        ));
+        assert_eq!(host_port_of("http://u:p@h:81/a"), "h:81");
+        assert_eq!(host_port_of("http://[::1]:81/"), "[::1]:81");
+    }
+
+    #[test]
+    fn a_query_makes_a_variant_of_its_host_and_path() {
+        assert_eq!(
+            variant_of("http://h:8080/cal/?d=1").as_deref(),
+            Some("h/cal/")
+        );
+        assert_eq!(variant_of("https://h?x").as_deref(), Some("h/"));
+        assert_eq!(variant_of("http://h/?").as_deref(), Some("h/"));
+        // One path however its percent-encodings are written.
+        assert_eq!(variant_of("http://h/%7ea?x"), variant_of("http://h/~a?y"));
+        assert_eq!(variant_of("http://h/cal"), None);
+        assert_eq!(variant_of("http://h/cal#a?b"), None);
+        assert_eq!(variant_of("mailto:a@b?subject=x"), None);
     }
 
     #[test]

@@ -286,6 +286,22 @@ pub static OPTIONS: &[Opt] = &[
         NLPCD | SCAN | FETCH,
     )),
     setting(value(
+        "filter-query-variants",
+        "n",
+        "10000",
+        int(0, MAX),
+        "most URLs with a query string per host and path, 0 for no limit",
+        NLPCD | SCAN | FETCH,
+    )),
+    setting(value(
+        "filter-page-links",
+        "n",
+        "50000",
+        int(0, MAX),
+        "most links taken from one page, 0 for no limit",
+        NLPCD | SCAN,
+    )),
+    setting(value(
         "filter-tunnel",
         "n",
         "0",

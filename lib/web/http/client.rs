@@ -250,7 +250,9 @@ impl Client {
             charset_judged: false,
             utf8_upto: 0,
         });
-        e.url(&req.url)?;
+        // Never credentials: an admitted URL has no userinfo, and one kept
+        // from before that rule is not sent as Basic authorization either.
+        e.url(&crate::web::url::without_userinfo(&req.url))?;
         // Never let libcurl resolve a name or use a proxy from the
         // environment: the resolver already chose the address.
         e.proxy("")?;
