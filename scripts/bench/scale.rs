@@ -26,11 +26,14 @@
 //! /dev/shm when there is one. Each size also prints a line of
 //! diagnostics (faults per due record and per page) to stderr.
 //!
-//! cargo bench --bench scale         (writes scripts/bench/scale.txt)
-//! SCALE_MAX=10000000 cargo bench --bench scale
-//! SCALE_DB_SHM=1 ... cargo bench --bench scale   (scripts/bench/scale-shm.txt)
+//! cargo bench --bench scale         (prints the table, writes nothing)
+//! SCALE_MAX=10000000 cargo bench --bench scale -- --record
+//! SCALE_DB_SHM=1 ... cargo bench --bench scale -- --record
 //!
-//! For analysis (these runs leave scale.txt alone): SCALE_SIZES=100000,1000000
+//! `-- --record` writes the table to scripts/bench/scale.txt (with
+//! SCALE_DB_SHM=1, scale-shm.txt), the record doc/BENCHMARKS.md quotes;
+//! `-- --out FILE` writes it to FILE instead; without either nothing is
+//! written. For analysis (these runs record nothing): SCALE_SIZES=100000,1000000
 //! runs those sizes only; SCALE_COMPACT=1 runs the daemons on the planted
 //! frontier's compacted copy (no free pages); SCALE_STRACE=DIR runs
 //! nlpc-fetch under strace, its writes and syncs logged with how long each
@@ -42,7 +45,7 @@
 //! small folios, as commits leave it, not the planting's large ones);
 //! SCALE_REPEAT=N runs N rounds of nlpc-fetch at each size (5);
 //! SCALE_DB_SHM=1 puts the database on /dev/shm, so no commit waits for a
-//! disk, and writes scripts/bench/scale-shm.txt instead. Each size's
+//! disk, and records to scripts/bench/scale-shm.txt instead. Each size's
 //! diagnostics also give the trees' depths and leaf pages, nlpc-fetch's
 //! commits (from the environment's transaction numbers) and pages written a
 //! commit, and what the database's disk wrote while nlpc-fetch ran and how
@@ -795,14 +798,26 @@ fn main() {
     }
     print!("{out}");
     if analysis {
-        eprintln!("an analysis run: scripts/bench/scale.txt left as it was");
+        eprintln!("an analysis run: nothing recorded");
         return;
     }
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(if shm {
-        "scripts/bench/scale-shm.txt"
-    } else {
-        "scripts/bench/scale.txt"
-    });
+    let args: Vec<String> = std::env::args().collect();
+    let out = args
+        .iter()
+        .position(|a| a == "--out")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from);
+    let file = match out {
+        Some(f) => f,
+        None if args.iter().any(|a| a == "--record") => {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(if shm {
+                "scripts/bench/scale-shm.txt"
+            } else {
+                "scripts/bench/scale.txt"
+            })
+        }
+        None => return,
+    };
     let mut settings = Vec::new();
     if max > 1_000_000 {
         settings.push(format!("SCALE_MAX={max}"));

@@ -5,7 +5,7 @@ configuration, and the ground truth of a correct Latvian crawl of it.
     scripts/testweb/gen.py --out DIR [--hosts N] [--pages M] [--seed S]
                            [--per-addr K] [--addr-base 127.0.0.100]
                            [--port P] [--dns-port Q] [--dns-addr A]
-                           [--max-kb KB] [--bulk K] [--foreign F]
+                           [--max-kb KB] [--bulk K] [--foreign F] [--no-slow]
 
 The same arguments give the same web, byte for byte (ports aside: 0, the
 default, picks free ones). DIR gets:
@@ -38,6 +38,10 @@ With --foreign F it also has F English hosts with no Latvian page at all,
 to which every Latvian page links twice (a large foreign site the Latvian
 web cites): low-yield hosts for scripts/bench/harvest. They are part of
 the ground truth; without the option the web is what it was.
+
+With --no-slow no host asks for a Crawl-delay: every tenth host, the small
+slow Latvian one that asks for it, is a Latvian host like the others (for
+scripts/bench/compare's web without the Crawl-delay floor).
 
 Serve it with scripts/testweb/serve start DIR; stop with serve stop DIR.
 """
@@ -142,6 +146,8 @@ class Web:
         self.hosts = []
         for i in range(a.hosts + a.foreign):
             role = ROLES[i % len(ROLES)] if i < a.hosts else "foreign"
+            if role == "lv-slow" and a.no_slow:
+                role = "lv"
             self.hosts.append({
                 "name": f"{LANG[role]}-{i:02d}.test",
                 "addr": f"{base[0]}.{int(base[1]) + i // a.per_addr}",
@@ -534,6 +540,8 @@ def main():
     p.add_argument("--dns-addr", default="127.0.0.1", help="loopback address of the DNS server")
     p.add_argument("--bulk", type=int, default=0, help="hosts that answer any path")
     p.add_argument("--foreign", type=int, default=0, help="English hosts every Latvian page links to")
+    p.add_argument("--no-slow", action="store_true",
+                   help="no host asks for a Crawl-delay: the slow host's place is a plain Latvian one")
     a = p.parse_args()
     if a.hosts < 6 or a.pages < 12:
         p.error("at least 6 hosts of 12 pages, so that every kind of host and page is there")
