@@ -16,7 +16,7 @@ use crate::launch::child::Daemon;
 use crate::run::human;
 use crate::stage::fetch::published::Published;
 use crate::stage::fetch::STATS_KEY;
-use crate::stage::resolve::figures::STATS_KEY as RESOLVE_KEY;
+use crate::stage::resolve::figures::{Published as Resolved, STATS_KEY as RESOLVE_KEY};
 use crate::store::harvest::report as harvest_report;
 use crate::store::record::State;
 use crate::store::series::harvest;
@@ -392,10 +392,10 @@ impl Monitor {
             .table_get(Table::Stats, STATS_KEY)?
             .and_then(|v| Published::from_json(&v))
             .unwrap_or_default();
-        let resolve: serde_json::Value = rd
+        let resolve: Resolved = rd
             .table_get(Table::Stats, RESOLVE_KEY.as_bytes())?
-            .and_then(|v| serde_json::from_slice(&v).ok())
-            .unwrap_or(serde_json::Value::Null);
+            .and_then(|v| Resolved::from_json(&v))
+            .unwrap_or_default();
         let stale = self
             .low_yield
             .as_ref()
@@ -491,7 +491,7 @@ impl Monitor {
         snap.errors = fetch.errors;
         snap.kinds = fetch.kinds.into_iter().collect();
         // Hosts that did not resolve: nlpc-resolve's UNREACH records.
-        let dns = resolve.get("unreach").and_then(|v| v.as_u64()).unwrap_or(0);
+        let dns = resolve.unreach;
         if dns > 0 {
             snap.errors = snap.errors.saturating_add(dns);
             snap.kinds.push(("dns".into(), dns));

@@ -1,9 +1,9 @@
-//! Figures beyond the running totals: failures grouped by kind, the
-//! slowest hosts of the last minute, and the statistics history written
-//! once a minute (see [`crate::store::series`]).
+//! The fetcher's figures: running totals, failures grouped by kind, the
+//! busiest and slowest hosts of the last minute, the last failures, and
+//! the statistics history written once a minute (see
+//! [`crate::store::series`]); `stats` shows and publishes them.
 
-use std::collections::{BTreeMap, HashMap};
-use std::time::{Duration, Instant};
+use std::collections::BTreeMap;
 
 use super::*;
 use crate::store::series;
@@ -12,8 +12,33 @@ use crate::store::series;
 /// the map without bound; later hosts of the minute go untimed.
 const TIMED_HOSTS: usize = 10_000;
 
-/// What [`Fetcher`] counts for the monitor and the history.
+/// Counters for the log and the monitor.
+#[derive(Default, Clone, Copy)]
+pub(super) struct Stats {
+    pub pages: u64,
+    pub bytes: u64,
+    pub errors: u64,
+    pub robots: u64,
+    pub connections: u64,
+    /// Pages asked again after their address's distress answer.
+    pub deferred: u64,
+    /// Pauses begun (see `health`).
+    pub pauses: u64,
+}
+
+/// What [`Fetcher`] counts for the log, the monitors and the history: its
+/// part for figures.
 pub(super) struct Figures {
+    pub stats: Stats,
+    /// When `-m` last printed, and the counters then.
+    pub shown: (Instant, Stats),
+    /// Pages per host since the last minute began, for the monitors.
+    pub top: HashMap<String, u64>,
+    pub top_since: Instant,
+    /// The last few failures, for the monitors.
+    pub recent: VecDeque<String>,
+    /// When the figures were last published for nlpcd's monitor.
+    pub published: Instant,
     /// UNREACH records by [`error_kind`], since the process started.
     pub kinds: BTreeMap<&'static str, u64>,
     /// Per host since the minute began: answers and their total time in ms.
@@ -26,6 +51,12 @@ impl Figures {
     pub fn new() -> Figures {
         let now = Instant::now();
         Figures {
+            stats: Stats::default(),
+            shown: (now, Stats::default()),
+            top: HashMap::new(),
+            top_since: now,
+            recent: VecDeque::new(),
+            published: now,
             kinds: BTreeMap::new(),
             timed: HashMap::new(),
             timed_since: now,
@@ -33,8 +64,21 @@ impl Figures {
         }
     }
 
-    pub fn failed(&mut self, reason: &str, status: u16) {
+    /// A record of `url` set UNREACH for `reason`: counted, by kind, and
+    /// kept among the last few failures.
+    pub fn unreach(&mut self, url: &str, reason: &str, status: u16) {
+        self.stats.errors += 1;
         *self.kinds.entry(error_kind(reason, status)).or_insert(0) += 1;
+        if self.recent.len() == 5 {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(format!("{url}: {reason}"));
+    }
+
+    /// A page of `host` fetched.
+    pub fn fetched(&mut self, host: &str) {
+        self.stats.pages += 1;
+        *self.top.entry(host.to_string()).or_insert(0) += 1;
     }
 
     /// One answer (or failure) from `host` that took `took`.
@@ -50,6 +94,20 @@ impl Figures {
         } else if self.timed.len() < TIMED_HOSTS {
             self.timed.insert(host.to_string(), (1, ms));
         }
+    }
+
+    /// The counters the history keeps for nlpc-fetch.
+    fn series_counters(&self) -> Vec<(String, u64)> {
+        let s = self.stats;
+        let mut v = vec![
+            ("pages".to_string(), s.pages),
+            ("bytes".to_string(), s.bytes),
+            ("errors".to_string(), s.errors),
+            ("robots".to_string(), s.robots),
+            ("connections".to_string(), s.connections),
+        ];
+        v.extend(self.kinds.iter().map(|(k, n)| (format!("unreach.{k}"), *n)));
+        v
     }
 
     /// The `n` hosts of the last minute with the longest mean answer time:
@@ -99,25 +157,6 @@ pub fn error_kind(reason: &str, status: u16) -> &'static str {
 }
 
 impl Fetcher<'_> {
-    /// The counters the history keeps for nlpc-fetch.
-    fn series_counters(&self) -> Vec<(String, u64)> {
-        let s = self.stats;
-        let mut v = vec![
-            ("pages".to_string(), s.pages),
-            ("bytes".to_string(), s.bytes),
-            ("errors".to_string(), s.errors),
-            ("robots".to_string(), s.robots),
-            ("connections".to_string(), s.connections),
-        ];
-        v.extend(
-            self.figures
-                .kinds
-                .iter()
-                .map(|(k, n)| (format!("unreach.{k}"), *n)),
-        );
-        v
-    }
-
     /// Writes the counters into the history when a minute has passed, or
     /// (`now`) at once.
     pub(super) fn write_series(&mut self, now: bool) -> Result<()> {
@@ -128,7 +167,7 @@ impl Fetcher<'_> {
             &self.d.store,
             clock::real_now(),
             STATS_KEY_NAME,
-            &self.series_counters(),
+            &self.figures.series_counters(),
         )?;
         self.figures.series_at = Instant::now();
         Ok(())

@@ -3,13 +3,18 @@
 //! and earlier versions archived; records moved to FRESH, REJECTED,
 //! EXCLUDED, REDIRECT or UNREACH.
 //!
-//! This file holds the fetcher's state and its loop; `queue` fills the
-//! per-address queues, `transfer` starts requests when pacing allows,
-//! `health` says what an answer shows of its server's distress (pauses)
-//! and speed (longer rests), `results` turns answers into records and
-//! hands them on, `storer` makes their bodies durable before `writer`
-//! commits them, and `stats` keeps the figures (`published` is what
-//! nlpcd's monitor reads of them).
+//! This file holds the fetcher and its loop. Its state is split by
+//! concern, each part in the file of that concern: `queue`'s
+//! `Pacing` (the per-address queues it fills, rests, pauses and
+//! claims), `transfer`'s `Transfers` (the client, requests in
+//! flight, robots.txt rules), `results`' `Storing` (results on
+//! their way to the store, the storer and writer threads) and `figures`'
+//! `Figures` (counters). `transfer` starts requests when pacing
+//! allows, `health` says what an answer shows of its server's distress
+//! (pauses) and speed (longer rests), `results` turns answers into records
+//! and hands them on, `storer` makes their bodies durable before `writer`
+//! commits them, and `stats` shows and publishes the figures (`published`
+//! is what nlpcd's monitor reads of them).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{IsTerminal, Write as _};
@@ -183,103 +188,25 @@ struct Outcome {
     body: Option<storer::Body>,
 }
 
-/// Counters for the log and the monitor.
-#[derive(Default, Clone, Copy)]
-struct Stats {
-    pages: u64,
-    bytes: u64,
-    errors: u64,
-    robots: u64,
-    connections: u64,
-    /// Pages asked again after their address's distress answer.
-    deferred: u64,
-    /// Pauses begun (see `health`).
-    pauses: u64,
-}
-
 /// Answers stored between two looks at the transfers.
 const HANDLE_SLICE: usize = 8;
 
 /// How long an origin is held while a request to it is in flight.
 const BLOCKED: Duration = Duration::from_secs(86_400);
 
-/// The fetcher's state for one run.
+/// The fetcher's state for one run, one part per concern; a method that
+/// needs only some parts borrows only those.
 pub struct Fetcher<'d> {
     d: &'d Daemon,
     cfg: Config,
-    client: Client,
-    cache: Cache,
-    archive: Archive,
-    rep: RepCache,
-    addrs: HashMap<IpAddr, AddrQueue>,
-    /// Parsed robots.txt rules, bounded by size; the REP cache on disk
-    /// holds them all.
-    robots: RulesCache,
-    robots_fetching: HashSet<String>,
-    /// Origins resting for their robots.txt delay: no request before this.
-    origin_next: HashMap<String, Instant>,
-    /// Addresses resting past [`HORIZON`]: their records are left in the
-    /// store until then.
-    far_addrs: HashMap<IpAddr, Instant>,
-    /// The last fill leased something: fill again at once when idle.
-    fill_leased: bool,
-    /// When `--once` last looked whether only waiting records are left.
-    waiting_checked: Option<Instant>,
-    /// Requests in flight to such origins: tag → (origin, delay).
-    delayed: HashMap<u64, (String, Duration)>,
-    inflight: HashMap<u64, (IpAddr, InFlight)>,
-    next_tag: u64,
-    outcomes: Vec<Outcome>,
-    /// Records whose result could not be stored, to release on the way out.
-    unfinished: Vec<Job>,
-    /// Per-address entries to persist: when the next burst may start (so a
-    /// restarted fetcher stays polite) and whether we still serve it.
-    rests: HashMap<IpAddr, AddrEntry>,
-    /// What is known of each address's distress and response time (see
-    /// `health`); only addresses with something worth remembering.
-    health: HashMap<IpAddr, health::Health>,
-    /// Requests whose answer was distress: their records are asked again.
-    deferred: HashSet<u64>,
-    /// Our claim on the addresses we serve; its time is renewed as we go.
-    claim: Lease,
-    resume: [Option<Key>; 2],
-    last_fill: Option<Instant>,
-    /// An address ran out of work: fill again soon.
-    want_fill: bool,
-    last_commit: Instant,
-    stats: Stats,
-    shown: (Instant, Stats),
-    /// Pages per host since the last minute began, for the monitors.
-    top: HashMap<String, u64>,
-    top_since: Instant,
-    /// The last few failures, for the monitors.
-    recent: VecDeque<String>,
-    published: Instant,
+    /// The address queues and what paces them (`queue`).
+    pacing: queue::Pacing,
+    /// Requests in flight and robots.txt (`transfer`).
+    transfers: transfer::Transfers,
+    /// Results on their way to the store (`results`, `storer`, `writer`).
+    storing: results::Storing,
+    /// Counters for the log, the monitors and the history (`figures`).
     figures: figures::Figures,
-    /// The thread that makes the loop's write transactions (while running).
-    writer: Option<writer::Writer>,
-    /// The thread that makes bodies durable before their commit.
-    storer: Option<storer::Storer>,
-    /// Bytes of bodies fetched and not yet durable.
-    waiting: storer::Waiting,
-    /// The records of each batch handed to the storer whose commit is not
-    /// confirmed yet, oldest first.
-    handed: VecDeque<Vec<Job>>,
-    /// Bytes of bodies answered and not yet taken in (counted against
-    /// `--fetch-store-cap` with `waiting`).
-    arriving: u64,
-    /// The most `waiting` held, for the log.
-    waiting_peak: u64,
-    /// A fill's leases are being taken by the writer.
-    filling: bool,
-    /// Addresses whose next burst is recorded in the store (see
-    /// `queue::ARM_SLACK`): it may start without a transaction until then.
-    armed: HashMap<IpAddr, Instant>,
-    /// Addresses whose burst is being recorded by the writer.
-    arming: HashSet<IpAddr>,
-    /// Rests begun since the last commit: once it is in, the next burst of
-    /// each address is recorded too, till the instant given.
-    rest_arms: Vec<(IpAddr, Instant)>,
 }
 
 /// The key under which nlpc-fetch publishes its figures in `Table::Stats`,
@@ -293,48 +220,11 @@ impl<'d> Fetcher<'d> {
         let c = &d.common;
         Ok(Fetcher {
             d,
-            client,
-            cache: Cache::new(&c.cache),
-            archive: Archive::new(&c.archive),
-            rep: RepCache::new(&c.rep),
-            cfg,
-            addrs: HashMap::new(),
-            robots: RulesCache::new(ROBOTS_CACHE_CAP),
-            robots_fetching: HashSet::new(),
-            origin_next: HashMap::new(),
-            far_addrs: HashMap::new(),
-            fill_leased: false,
-            waiting_checked: None,
-            delayed: HashMap::new(),
-            inflight: HashMap::new(),
-            next_tag: 1,
-            outcomes: Vec::new(),
-            unfinished: Vec::new(),
-            rests: HashMap::new(),
-            health: HashMap::new(),
-            deferred: HashSet::new(),
-            claim: d.lease(),
-            resume: [None, None],
-            last_fill: None,
-            want_fill: false,
-            last_commit: Instant::now(),
-            stats: Stats::default(),
-            shown: (Instant::now(), Stats::default()),
-            top: HashMap::new(),
-            top_since: Instant::now(),
-            recent: VecDeque::new(),
+            pacing: queue::Pacing::new(d.lease()),
+            transfers: transfer::Transfers::new(client, &c.rep),
+            storing: results::Storing::new(&c.cache, &c.archive),
             figures: figures::Figures::new(),
-            published: Instant::now(),
-            writer: None,
-            storer: None,
-            waiting: storer::Waiting::default(),
-            handed: VecDeque::new(),
-            arriving: 0,
-            waiting_peak: 0,
-            filling: false,
-            armed: HashMap::new(),
-            arming: HashSet::new(),
-            rest_arms: Vec::new(),
+            cfg,
         })
     }
 
@@ -343,7 +233,8 @@ impl<'d> Fetcher<'d> {
     pub fn run(&mut self) -> Result<()> {
         info!("started, database {}", self.d.common.db.display());
         // A fetcher killed while writing a body leaves its temporary file.
-        let n = self.cache.clean_temporaries()? + self.archive.clean_temporaries()?;
+        let n =
+            self.storing.cache.clean_temporaries()? + self.storing.archive.clean_temporaries()?;
         if n > 0 {
             info!("removed {n} temporary files of killed fetchers");
         }
@@ -352,32 +243,32 @@ impl<'d> Fetcher<'d> {
         let (res, released) = std::thread::scope(|scope| {
             let w = writer::Writer::start(scope, store);
             let parts = storer::Parts {
-                cache: self.cache.clone(),
-                archive: self.archive.clone(),
+                cache: self.storing.cache.clone(),
+                archive: self.storing.archive.clone(),
                 admit: self.cfg.admit.clone(),
-                waiting: self.waiting.clone(),
+                waiting: self.storing.waiting.clone(),
                 sync: if self.cfg.sync_each {
                     cache::Sync::Each
                 } else {
                     cache::Sync::FileSystem
                 },
             };
-            self.storer = Some(storer::Storer::start(scope, w.sender(), parts));
-            self.writer = Some(w);
+            self.storing.storer = Some(storer::Storer::start(scope, w.sender(), parts));
+            self.storing.writer = Some(w);
             let res = self.main_loop();
             // Whatever happened, give back what we hold so nothing waits
             // for a reclaim.
-            self.client.abort_all();
+            self.transfers.client.abort_all();
             let released = self.release_all();
             // The storer holds the writer's other end: it goes first.
-            if let Some(s) = self.storer.as_mut() {
+            if let Some(s) = self.storing.storer.as_mut() {
                 s.close();
             }
-            self.storer = None;
-            if let Some(w) = self.writer.as_mut() {
+            self.storing.storer = None;
+            if let Some(w) = self.storing.writer.as_mut() {
                 w.close();
             }
-            self.writer = None;
+            self.storing.writer = None;
             (res, released)
         });
         res?;
@@ -386,7 +277,10 @@ impl<'d> Fetcher<'d> {
         self.write_series(true)?;
         info!(
             "stopped: {} pages, {} bytes, {} errors, at most {} bytes of bodies waiting to be stored",
-            self.stats.pages, self.stats.bytes, self.stats.errors, self.waiting_peak
+            self.figures.stats.pages,
+            self.figures.stats.bytes,
+            self.figures.stats.errors,
+            self.storing.waiting_peak
         );
         Ok(())
     }
@@ -400,27 +294,28 @@ impl<'d> Fetcher<'d> {
             let now = Instant::now();
             // Fill every 100 ms, or at once (but not in a tight loop) when
             // an address ran out of work.
-            let since = self.last_fill.map(|t| now.duration_since(t));
+            let since = self.pacing.last_fill.map(|t| now.duration_since(t));
             let fill_due = since.is_none_or(|t| {
-                t >= Duration::from_millis(100) || (self.want_fill && t >= Duration::from_millis(2))
+                t >= Duration::from_millis(100)
+                    || (self.pacing.want_fill && t >= Duration::from_millis(2))
             });
             if fill_due {
                 // Records that must wait long go back to the store first.
                 self.park(now)?;
             }
-            if fill_due && self.addrs.len() <= self.cfg.hosts {
+            if fill_due && self.pacing.addrs.len() <= self.cfg.hosts {
                 self.fill()?;
-                self.last_fill = Some(now);
-                self.want_fill = false;
+                self.pacing.last_fill = Some(now);
+                self.pacing.want_fill = false;
             }
             self.dispatch(now)?;
             let wait = self.wait_time(now);
             // New READY or DIRTY records wake the wait, and are leased at
             // the next pass rather than at the next 100 ms fill.
             let wake = self.d.wake_fd(&[State::Ready, State::Dirty]);
-            let (done, woken) = self.client.poll_or_wake(wait, wake)?;
+            let (done, woken) = self.transfers.client.poll_or_wake(wait, wake)?;
             if woken && self.d.drain_wake() {
-                self.want_fill = true;
+                self.pacing.want_fill = true;
             }
             // The answers end their requests and are stored; then the next
             // requests of the bursts leave, put on the wire at once, before
@@ -437,7 +332,7 @@ impl<'d> Fetcher<'d> {
             let answered = !done.is_empty();
             for r in &done {
                 self.gate_done(r);
-                self.arriving = self.arriving.saturating_add(r.body.len() as u64);
+                self.storing.arriving = self.storing.arriving.saturating_add(r.body.len() as u64);
             }
             if answered {
                 self.dispatch(Instant::now())?;
@@ -449,21 +344,22 @@ impl<'d> Fetcher<'d> {
             let mut backlog: VecDeque<Response> = done.into();
             let mut handled = 0usize;
             while let Some(r) = backlog.pop_front() {
-                self.arriving = self.arriving.saturating_sub(r.body.len() as u64);
+                self.storing.arriving = self.storing.arriving.saturating_sub(r.body.len() as u64);
                 self.handle(r)?;
                 handled += 1;
                 if handled.is_multiple_of(HANDLE_SLICE) && !backlog.is_empty() {
-                    let more = self.client.poll(Duration::ZERO)?;
+                    let more = self.transfers.client.poll(Duration::ZERO)?;
                     for r in &more {
                         self.gate_done(r);
-                        self.arriving = self.arriving.saturating_add(r.body.len() as u64);
+                        self.storing.arriving =
+                            self.storing.arriving.saturating_add(r.body.len() as u64);
                     }
                     self.dispatch(Instant::now())?;
                     backlog.extend(more);
                 }
             }
             // Every answer is taken in by now.
-            self.arriving = 0;
+            self.storing.arriving = 0;
             if answered {
                 self.take_replies()?;
                 self.dispatch(Instant::now())?;
@@ -471,18 +367,21 @@ impl<'d> Fetcher<'d> {
             // A group commit (see `group`): at once when the storer is
             // idle, else with whatever gathers while it works.
             if group::due(
-                self.outcomes.len(),
-                self.handed.len(),
-                self.last_commit.elapsed(),
+                self.storing.outcomes.len(),
+                self.storing.handed.len(),
+                self.storing.last_commit.elapsed(),
             ) {
                 self.commit()?;
             }
             self.monitor();
-            if self.published.elapsed() >= Duration::from_secs(1) {
+            if self.figures.published.elapsed() >= Duration::from_secs(1) {
                 self.publish()?;
                 self.write_series(false)?;
             }
-            if self.client.in_flight() == 0 && self.queued() == 0 && self.robots_redirects() == 0 {
+            if self.transfers.client.in_flight() == 0
+                && self.pacing.queued() == 0
+                && self.pacing.robots_redirects() == 0
+            {
                 self.commit()?;
                 // Idle: whatever the writer was given is in before the
                 // database is asked what is left.
@@ -491,13 +390,13 @@ impl<'d> Fetcher<'d> {
                 // records, or given some back (their address had left):
                 // those are outcomes to commit before the database can
                 // say what is left, else --once ends with them unfetched.
-                if self.queued() > 0 || !self.outcomes.is_empty() {
+                if self.pacing.queued() > 0 || !self.storing.outcomes.is_empty() {
                     continue;
                 }
                 if self.input_left()? {
-                    if self.fill_leased {
+                    if self.pacing.fill_leased {
                         // Work is waiting in the database: look for it soon.
-                        self.want_fill = true;
+                        self.pacing.want_fill = true;
                         continue;
                     }
                     // What is left may all be waiting out a long delay:
@@ -515,16 +414,9 @@ impl<'d> Fetcher<'d> {
         }
     }
 
-    /// The writer, while the fetcher runs.
-    fn writer(&mut self) -> Result<&mut writer::Writer> {
-        self.writer
-            .as_mut()
-            .ok_or_else(|| crate::error::Error::Input("nlpc-fetch: no database writer".into()))
-    }
-
     /// Takes in what the writer has done so far.
     fn take_replies(&mut self) -> Result<()> {
-        let Some(w) = self.writer.as_mut() else {
+        let Some(w) = self.storing.writer.as_mut() else {
             return Ok(());
         };
         for r in w.ready()? {
@@ -535,7 +427,7 @@ impl<'d> Fetcher<'d> {
 
     /// Waits till the writer has done everything it was given.
     fn settle(&mut self) -> Result<()> {
-        while let Some(w) = self.writer.as_mut() {
+        while let Some(w) = self.storing.writer.as_mut() {
             if w.pending() == 0 {
                 break;
             }
@@ -550,26 +442,19 @@ impl<'d> Fetcher<'d> {
         match r {
             writer::Reply::Leased(l) => self.take_leased(l),
             writer::Reply::Stored => {
-                self.handed.pop_front();
+                self.storing.handed.pop_front();
             }
             writer::Reply::Committed(arms) | writer::Reply::Armed(arms) => {
                 for (addr, through) in arms {
-                    self.arming.remove(&addr);
+                    self.pacing.arming.remove(&addr);
                     // An address that left meanwhile is recorded afresh
                     // when it comes back.
-                    if self.addrs.contains_key(&addr) {
-                        self.armed.insert(addr, through);
+                    if self.pacing.addrs.contains_key(&addr) {
+                        self.pacing.armed.insert(addr, through);
                     }
                 }
             }
         }
-    }
-
-    fn robots_redirects(&self) -> usize {
-        self.addrs
-            .values()
-            .filter(|a| a.robots_redirect.is_some())
-            .count()
     }
 
     /// True while READY or DIRTY records remain unleased.

@@ -1,6 +1,7 @@
 //! Queueing and pacing: records leased from READY and DIRTY into one queue
 //! per physical address, the rest each address is owed (kept in the store
-//! so a restarted fetcher stays polite), and robots.txt rules in memory.
+//! so a restarted fetcher stays polite), and the records given back that
+//! must wait long; [`Pacing`] is the fetcher's part they live in.
 
 use super::*;
 
@@ -138,31 +139,200 @@ impl AddrEntry {
     }
 }
 
+/// The fetcher's pacing: the queue of each address served, the rests and
+/// pauses owed to addresses and origins, and the fills that lease records.
+pub(super) struct Pacing {
+    pub addrs: HashMap<IpAddr, AddrQueue>,
+    /// Origins resting for their robots.txt delay: no request before this.
+    pub origin_next: HashMap<String, Instant>,
+    /// Addresses resting past [`HORIZON`]: their records are left in the
+    /// store until then.
+    pub far_addrs: HashMap<IpAddr, Instant>,
+    /// Requests in flight to such origins: tag → (origin, delay).
+    pub delayed: HashMap<u64, (String, Duration)>,
+    /// Per-address entries to persist: when the next burst may start (so a
+    /// restarted fetcher stays polite) and whether we still serve it.
+    pub rests: HashMap<IpAddr, AddrEntry>,
+    /// What is known of each address's distress and response time (see
+    /// `health`); only addresses with something worth remembering.
+    pub health: HashMap<IpAddr, health::Health>,
+    /// Addresses whose next burst is recorded in the store (see
+    /// [`ARM_SLACK`]): it may start without a transaction until then.
+    pub armed: HashMap<IpAddr, Instant>,
+    /// Addresses whose burst is being recorded by the writer.
+    pub arming: HashSet<IpAddr>,
+    /// Rests begun since the last commit: once it is in, the next burst of
+    /// each address is recorded too, till the instant given.
+    pub rest_arms: Vec<(IpAddr, Instant)>,
+    /// Our claim on the addresses we serve; its time is renewed as we go.
+    pub claim: Lease,
+    /// Where the walks of READY and DIRTY stopped, for the next fill.
+    pub resume: [Option<Key>; 2],
+    pub last_fill: Option<Instant>,
+    /// An address ran out of work: fill again soon.
+    pub want_fill: bool,
+    /// A fill's leases are being taken by the writer.
+    pub filling: bool,
+    /// The last fill leased something: fill again at once when idle.
+    pub fill_leased: bool,
+    /// When `--once` last looked whether only waiting records are left.
+    pub waiting_checked: Option<Instant>,
+}
+
+impl Pacing {
+    pub fn new(claim: Lease) -> Pacing {
+        Pacing {
+            addrs: HashMap::new(),
+            origin_next: HashMap::new(),
+            far_addrs: HashMap::new(),
+            delayed: HashMap::new(),
+            rests: HashMap::new(),
+            health: HashMap::new(),
+            armed: HashMap::new(),
+            arming: HashSet::new(),
+            rest_arms: Vec::new(),
+            claim,
+            resume: [None, None],
+            last_fill: None,
+            want_fill: false,
+            filling: false,
+            fill_leased: false,
+            waiting_checked: None,
+        }
+    }
+
+    /// Records queued on all addresses.
+    pub fn queued(&self) -> usize {
+        self.addrs.values().map(|a| a.jobs.len()).sum()
+    }
+
+    /// Addresses with a robots.txt redirect to follow.
+    pub fn robots_redirects(&self) -> usize {
+        self.addrs
+            .values()
+            .filter(|a| a.robots_redirect.is_some())
+            .count()
+    }
+
+    /// The politeness of `addr` under `cfg`: the rest between bursts
+    /// stretched for a slow server (see `health`).
+    pub fn policy_for(&self, cfg: &Config, addr: IpAddr) -> Policy {
+        let mut p = cfg.policy;
+        if let Some(h) = self.health.get(&addr) {
+            p.polite = h.rest(p.polite, &cfg.health);
+        }
+        p
+    }
+
+    /// The entry `Table::Addrs` gets for `addr` resting till `until` (Unix
+    /// ms): with its pause, if one is under way.
+    pub fn addr_entry(&self, addr: IpAddr, until: u64, owner: Option<Lease>) -> AddrEntry {
+        let mut e = AddrEntry {
+            until,
+            owner,
+            why: 0,
+            strikes: 0,
+        };
+        if let Some(h) = self.health.get(&addr) {
+            if let Some(p) = h.paused.filter(|p| p.until > Instant::now()) {
+                e.until = e.until.max(p.until_ms);
+                e.why = p.why.code();
+                e.strikes = u8::try_from(h.strikes).unwrap_or(u8::MAX);
+            }
+        }
+        e
+    }
+
+    /// How long till a queue needs filling or a burst or origin is due
+    /// (`Duration::MAX` when nothing is).
+    pub fn wait(&self, now: Instant) -> Duration {
+        let mut w = Duration::MAX;
+        // Queues ran dry: refill soon rather than idle a whole wait.
+        if self.want_fill {
+            w = w.min(Duration::from_millis(2));
+        }
+        // Also while requests are in flight: a burst due meanwhile leaves
+        // on time rather than at the next answer. A burst already due that
+        // did not leave waits for something else (its robots.txt, a
+        // Crawl-delay), which ends the wait by itself.
+        for a in self.addrs.values() {
+            if !a.jobs.is_empty() && !a.gate.in_burst() && a.gate.next_start() > now {
+                w = w.min(a.gate.next_start().saturating_duration_since(now));
+            }
+        }
+        for t in self.origin_next.values() {
+            if *t > now {
+                w = w.min(t.saturating_duration_since(now));
+            }
+        }
+        w
+    }
+
+    /// For the figures: how many addresses rest now, and those paused for
+    /// their distress, soonest resumed first. What is over is forgotten:
+    /// origins whose delay has passed, the healthy (and, past the cap, the
+    /// long-resumed).
+    pub fn now_resting(&mut self, now: Instant) -> (usize, Vec<(IpAddr, health::Pause)>) {
+        // Hosts whose delay is over need no entry.
+        self.origin_next.retain(|_, t| *t > now);
+        let resting = self
+            .addrs
+            .values()
+            .filter(|q| !q.gate.in_burst() && q.gate.next_start() > now)
+            .count();
+        self.health.retain(|_, h| !h.healthy(now));
+        if self.health.len() > health::HEALTH_CAP {
+            self.health
+                .retain(|_, h| h.paused.is_some_and(|p| p.until > now));
+        }
+        let mut paused: Vec<(IpAddr, health::Pause)> = self
+            .health
+            .iter()
+            .filter_map(|(a, h)| h.paused.filter(|p| p.until > now).map(|p| (*a, p)))
+            .collect();
+        paused.sort_by_key(|(a, p)| (p.until, *a));
+        (resting, paused)
+    }
+
+    /// A burst began on `addr`: a pause that is over is said to be.
+    pub fn resumed(&mut self, addr: IpAddr, now: Instant) {
+        let Some(h) = self.health.get_mut(&addr) else {
+            return;
+        };
+        if let Some(p) = h.paused.filter(|p| p.until <= now) {
+            h.paused = None;
+            info!("resumed {addr} after a pause for {}", p.why.name());
+        }
+    }
+}
+
 impl Fetcher<'_> {
     /// Leases READY and DIRTY records for the addresses being served (and
     /// new addresses while there is room), walking each index from where
     /// the last pass stopped.
     pub(super) fn fill(&mut self) -> Result<()> {
         let policy = self.cfg.policy;
-        if self.filling {
+        if self.pacing.filling {
             // One fill at a time: the last one's leases are still coming.
             return Ok(());
         }
         let unspecified = IpAddr::from([0, 0, 0, 0]);
         let mut wanted: Vec<(Key, State, IpAddr)> = Vec::new();
-        self.fill_leased = false;
+        self.pacing.fill_leased = false;
         let horizon = Instant::now() + HORIZON;
         // Origins resting past the horizon: their records stay in the store.
         let far_origins: HashSet<&str> = self
+            .pacing
             .origin_next
             .iter()
             .filter(|(_, t)| **t > horizon)
             .map(|(o, _)| o.as_str())
             .collect();
-        let far_addrs = &self.far_addrs;
+        let far_addrs = &self.pacing.far_addrs;
         {
             let rd = self.d.store.read()?;
             let mut room: HashMap<IpAddr, usize> = self
+                .pacing
                 .addrs
                 .iter()
                 .map(|(a, q)| (*a, queue_cap(&policy, *a).saturating_sub(q.jobs.len())))
@@ -176,7 +346,7 @@ impl Fetcher<'_> {
                 let mut futile = 0;
                 let mut last = None;
                 let mut stopped = false;
-                let from = self.resume[i];
+                let from = self.pacing.resume[i];
                 rd.walk_input(state, from.as_ref(), |k, held| {
                     seen += 1;
                     futile += 1;
@@ -224,7 +394,7 @@ impl Fetcher<'_> {
                     Ok(true)
                 })?;
                 // Past the end: start from the beginning next time.
-                self.resume[i] = if stopped { last } else { None };
+                self.pacing.resume[i] = if stopped { last } else { None };
             }
         }
         if wanted.is_empty() {
@@ -233,14 +403,14 @@ impl Fetcher<'_> {
         // The leases are taken by the writer thread; the loop goes on and
         // queues the records when they come (`take_leased`).
         let lease = self.d.lease();
-        self.claim.time = clock::real_now();
-        let known: HashSet<IpAddr> = self.addrs.keys().copied().collect();
-        let (claim, yield_rule) = (self.claim, self.cfg.yield_rule);
+        self.pacing.claim.time = clock::real_now();
+        let known: HashSet<IpAddr> = self.pacing.addrs.keys().copied().collect();
+        let (claim, yield_rule) = (self.pacing.claim, self.cfg.yield_rule);
         // Rests recorded before (an address that left, unclaimed) go in
         // first: the writer keeps the order, so a claim made now stands.
         self.commit()?;
-        self.filling = true;
-        self.writer()?.send(Box::new(move |store| {
+        self.pacing.filling = true;
+        self.storing.writer()?.send(Box::new(move |store| {
             lease_wanted(store, wanted, known, claim, lease, yield_rule, policy)
                 .map(writer::Reply::Leased)
         }))
@@ -248,15 +418,15 @@ impl Fetcher<'_> {
 
     /// Queues the records the writer leased for a fill.
     pub(super) fn take_leased(&mut self, l: Leased) {
-        self.filling = false;
-        self.fill_leased = !l.got.is_empty();
+        self.pacing.filling = false;
+        self.pacing.fill_leased = !l.got.is_empty();
         let now = Instant::now();
         let now_ms = clock::real_now_ms();
         for (addr, rest) in l.far {
-            self.far_addrs.insert(addr, now + rest);
+            self.pacing.far_addrs.insert(addr, now + rest);
         }
         for (addr, through) in l.armed {
-            self.armed.insert(addr, through);
+            self.pacing.armed.insert(addr, through);
         }
         for (addr, job, low) in l.got {
             // A host whose pages are rarely accepted (--yield-min): set
@@ -265,13 +435,13 @@ impl Fetcher<'_> {
                 let mut r = job.rec.clone();
                 info!("excluded {}: {why}", r.url);
                 self.fail(&mut r, State::Excluded, why, 0);
-                self.push_outcome(job, r, Vec::new());
+                self.storing.push_outcome(job, r, Vec::new());
                 continue;
             }
             if job.rec.ip().is_none() {
                 let mut r = job.rec.clone();
                 self.fail(&mut r, State::Unreach, "no address".into(), 0);
-                self.push_outcome(job, r, Vec::new());
+                self.storing.push_outcome(job, r, Vec::new());
                 continue;
             }
             // Admission lets in only http and https; a record that came by
@@ -286,19 +456,19 @@ impl Fetcher<'_> {
                 );
                 info!("rejected {}: {why}", job.rec.url);
                 self.fail(&mut r, State::Rejected, why, 0);
-                self.push_outcome(job, r, Vec::new());
+                self.storing.push_outcome(job, r, Vec::new());
                 continue;
             }
             let claimed = l.rests.get(&addr).copied().flatten();
-            if !self.addrs.contains_key(&addr) && claimed.is_none() {
+            if !self.pacing.addrs.contains_key(&addr) && claimed.is_none() {
                 // The address left this fetcher while the leases were
                 // taken, its rest recorded unclaimed: the record goes back
                 // as it was, for a later fill to claim the address again.
                 let r = job.rec.clone();
-                self.push_outcome(job, r, Vec::new());
+                self.storing.push_outcome(job, r, Vec::new());
                 continue;
             }
-            let q = self.addrs.entry(addr).or_insert_with(|| {
+            let q = self.pacing.addrs.entry(addr).or_insert_with(|| {
                 let wait = rest_wait(claimed.unwrap_or(0), now_ms);
                 AddrQueue {
                     gate: Gate::new(addr, now + wait),
@@ -311,58 +481,32 @@ impl Fetcher<'_> {
         }
     }
 
-    /// The robots.txt rules of `origin`, if known and fresh: from memory,
-    /// else from the REP cache.
-    pub(super) fn robots_of(&mut self, origin: &str, now: u64) -> Result<Option<Rules>> {
-        if let Some(r) = self.robots.get(origin) {
-            if r.expires > now {
-                return Ok(Some(r));
-            }
-        }
-        if let Some(e) = self.rep.load(origin)? {
-            if e.expires > now {
-                let robots = e.robots();
-                // The failure's detail lives only in memory; from disk, an
-                // entry without a status was not answered at all.
-                let refusal = robots.denies_all().then(|| {
-                    if e.status == 0 {
-                        "robots.txt unavailable: no answer".to_string()
-                    } else {
-                        "robots.txt unavailable".to_string()
-                    }
-                });
-                let r = Rules {
-                    robots: Arc::new(robots),
-                    expires: e.expires,
-                    refusal,
-                };
-                self.robots.insert(origin.to_string(), r.clone());
-                return Ok(Some(r));
-            }
-        }
-        Ok(None)
-    }
-
     /// Gives back, unleased, the queued records of origins and addresses
     /// that must wait past [`HORIZON`]: a record is not held while nothing
     /// can be done with it. An address left without work leaves, its rest
     /// kept in the store.
     pub(super) fn park(&mut self, now: Instant) -> Result<()> {
         let horizon = now + HORIZON;
-        self.origin_next.retain(|_, t| *t > now);
-        self.far_addrs.retain(|_, t| *t > now);
+        self.pacing.origin_next.retain(|_, t| *t > now);
+        self.pacing.far_addrs.retain(|_, t| *t > now);
         // Origins with a request in flight are blocked, not resting.
-        let busy: HashSet<&str> = self.delayed.values().map(|(o, _)| o.as_str()).collect();
+        let busy: HashSet<&str> = self
+            .pacing
+            .delayed
+            .values()
+            .map(|(o, _)| o.as_str())
+            .collect();
         let far: HashSet<String> = self
+            .pacing
             .origin_next
             .iter()
             .filter(|(o, t)| **t > horizon && !busy.contains(o.as_str()))
             .map(|(o, _)| o.clone())
             .collect();
         let mut parked: Vec<Job> = Vec::new();
-        for (addr, q) in self.addrs.iter_mut() {
+        for (addr, q) in self.pacing.addrs.iter_mut() {
             if !q.gate.in_burst() && q.gate.next_start() > horizon {
-                self.far_addrs.insert(*addr, q.gate.next_start());
+                self.pacing.far_addrs.insert(*addr, q.gate.next_start());
                 parked.extend(q.jobs.drain(..));
                 continue;
             }
@@ -381,6 +525,7 @@ impl Fetcher<'_> {
         }
         // Addresses left idle leave; their rest is kept for the next fill.
         let idle: Vec<IpAddr> = self
+            .pacing
             .addrs
             .iter()
             .filter(|(_, q)| {
@@ -390,16 +535,16 @@ impl Fetcher<'_> {
             .collect();
         let mut entries = Vec::new();
         for a in idle {
-            if let Some(q) = self.addrs.remove(&a) {
+            if let Some(q) = self.pacing.addrs.remove(&a) {
                 let rest = q.gate.next_start().saturating_duration_since(now);
-                let e = self.addr_entry(a, clock::real_ms_after(rest), None);
+                let e = self.pacing.addr_entry(a, clock::real_ms_after(rest), None);
                 entries.push((a, e));
-                self.rests.remove(&a);
-                self.armed.remove(&a);
+                self.pacing.rests.remove(&a);
+                self.pacing.armed.remove(&a);
             }
         }
         debug!("giving back {} records that must wait", parked.len());
-        self.writer()?.send(Box::new(move |store| {
+        self.storing.writer()?.send(Box::new(move |store| {
             let mut w = store.write()?;
             for j in &parked {
                 w.finish(&j.key, &j.rec, j.lease)?;
@@ -417,12 +562,13 @@ impl Fetcher<'_> {
     /// with its count and wait. Looked at every 200 ms at most.
     pub(super) fn only_waiting_left(&mut self, now: Instant) -> Result<bool> {
         if self
+            .pacing
             .waiting_checked
             .is_some_and(|t| now.duration_since(t) < Duration::from_millis(200))
         {
             return Ok(false);
         }
-        self.waiting_checked = Some(now);
+        self.pacing.waiting_checked = Some(now);
         let horizon = now + HORIZON;
         // (what waits, as logged) → (records, until when, why)
         let mut left: HashMap<String, (u64, Instant, String)> = HashMap::new();
@@ -442,8 +588,8 @@ impl Fetcher<'_> {
                         all = false;
                         return Ok(false);
                     };
-                    if let Some(t) = self.far_addrs.get(&a).filter(|t| **t > horizon) {
-                        let why = match self.health.get(&a).and_then(|h| h.paused) {
+                    if let Some(t) = self.pacing.far_addrs.get(&a).filter(|t| **t > horizon) {
+                        let why = match self.pacing.health.get(&a).and_then(|h| h.paused) {
                             Some(p) => format!("paused for {}", p.why.name()),
                             None => "rest between bursts (--fetch-polite)".into(),
                         };
@@ -452,7 +598,7 @@ impl Fetcher<'_> {
                         return Ok(true);
                     }
                     let o = url::origin_of(&u);
-                    if let Some(t) = self.origin_next.get(o).filter(|t| **t > horizon) {
+                    if let Some(t) = self.pacing.origin_next.get(o).filter(|t| **t > horizon) {
                         let e = left.entry(o.to_string()).or_insert((0, *t, String::new()));
                         e.0 += 1;
                         return Ok(true);
@@ -470,7 +616,11 @@ impl Fetcher<'_> {
         lines.sort();
         for (what, (n, until, mut why)) in lines {
             if why.is_empty() {
-                why = match self.robots_of(&what, wall)?.and_then(|r| r.robots.delay()) {
+                why = match self
+                    .transfers
+                    .robots_of(&what, wall)?
+                    .and_then(|r| r.robots.delay())
+                {
                     Some(d) if d > self.cfg.max_delay => format!(
                         "robots.txt delay {}s, capped at {}s",
                         d.as_secs_f64(),
@@ -487,46 +637,10 @@ impl Fetcher<'_> {
         Ok(true)
     }
 
-    pub(super) fn queued(&self) -> usize {
-        self.addrs.values().map(|a| a.jobs.len()).sum()
-    }
-
+    /// How long the loop may wait for answers before something is due.
     pub(super) fn wait_time(&self, now: Instant) -> Duration {
-        let mut w = Duration::from_millis(50);
-        // Queues ran dry: refill soon rather than idle a whole wait.
-        if self.want_fill {
-            w = w.min(Duration::from_millis(2));
-        }
-        // The writer's replies wake nothing: look for them often while
-        // some are due (leases to queue, bursts recorded).
-        if self.writer.as_ref().is_some_and(|wr| wr.pending() > 0) {
-            w = w.min(Duration::from_millis(2));
-        }
-        // Results gathered go to an idle storer once the spacing is over
-        // (while a batch is in the storer, the writer's reply is awaited
-        // as above).
-        if let Some(left) = super::group::spacing_left(
-            self.outcomes.len(),
-            self.handed.len(),
-            self.last_commit.elapsed(),
-        ) {
-            w = w.min(left);
-        }
-        // Also while requests are in flight: a burst due meanwhile leaves
-        // on time rather than at the next answer. A burst already due that
-        // did not leave waits for something else (its robots.txt, a
-        // Crawl-delay), which ends the wait by itself.
-        for a in self.addrs.values() {
-            if !a.jobs.is_empty() && !a.gate.in_burst() && a.gate.next_start() > now {
-                w = w.min(a.gate.next_start().saturating_duration_since(now));
-            }
-        }
-        for t in self.origin_next.values() {
-            if *t > now {
-                w = w.min(t.saturating_duration_since(now));
-            }
-        }
-        w
+        let w = Duration::from_millis(50);
+        w.min(self.pacing.wait(now)).min(self.storing.wait())
     }
 }
 

@@ -1,6 +1,7 @@
 //! Storing results: what an answer means for its record (stored, archived,
 //! rejected, excluded, redirected, unreachable), and the batched commit
-//! that applies them under the records' leases.
+//! that applies them under the records' leases; [`Storing`] is the
+//! fetcher's part that holds them till then.
 
 use super::*;
 use crate::store::scope;
@@ -71,15 +72,111 @@ pub(super) fn path_and_query(u: &str) -> &str {
     }
 }
 
+/// Results on their way to the store: gathered here, their bodies made
+/// durable by the storer, then committed by the writer (which also makes
+/// the loop's other write transactions).
+pub(super) struct Storing {
+    /// The thread that makes the loop's write transactions (while running).
+    pub writer: Option<writer::Writer>,
+    /// The thread that makes bodies durable before their commit.
+    pub storer: Option<storer::Storer>,
+    pub cache: Cache,
+    pub archive: Archive,
+    pub outcomes: Vec<Outcome>,
+    pub last_commit: Instant,
+    /// The records of each batch handed to the storer whose commit is not
+    /// confirmed yet, oldest first.
+    pub handed: VecDeque<Vec<Job>>,
+    /// Records whose result could not be stored, to release on the way out.
+    pub unfinished: Vec<Job>,
+    /// Bytes of bodies fetched and not yet durable.
+    pub waiting: storer::Waiting,
+    /// Bytes of bodies answered and not yet taken in (counted against
+    /// `--fetch-store-cap` with `waiting`).
+    pub arriving: u64,
+    /// The most `waiting` held, for the log.
+    pub waiting_peak: u64,
+}
+
+impl Storing {
+    pub fn new(cache: &std::path::Path, archive: &std::path::Path) -> Storing {
+        Storing {
+            writer: None,
+            storer: None,
+            cache: Cache::new(cache),
+            archive: Archive::new(archive),
+            outcomes: Vec::new(),
+            last_commit: Instant::now(),
+            handed: VecDeque::new(),
+            unfinished: Vec::new(),
+            waiting: storer::Waiting::default(),
+            arriving: 0,
+            waiting_peak: 0,
+        }
+    }
+
+    /// The writer, while the fetcher runs.
+    pub fn writer(&mut self) -> Result<&mut writer::Writer> {
+        self.writer
+            .as_mut()
+            .ok_or_else(|| crate::error::Error::Input("nlpc-fetch: no database writer".into()))
+    }
+
+    /// How long till the writer's replies or a group commit are due
+    /// (`Duration::MAX` when neither is).
+    pub fn wait(&self) -> Duration {
+        let mut w = Duration::MAX;
+        // The writer's replies wake nothing: look for them often while
+        // some are due (leases to queue, bursts recorded).
+        if self.writer.as_ref().is_some_and(|wr| wr.pending() > 0) {
+            w = w.min(Duration::from_millis(2));
+        }
+        // Results gathered go to an idle storer once the spacing is over
+        // (while a batch is in the storer, the writer's reply is awaited
+        // as above).
+        if let Some(left) = group::spacing_left(
+            self.outcomes.len(),
+            self.handed.len(),
+            self.last_commit.elapsed(),
+        ) {
+            w = w.min(left);
+        }
+        w
+    }
+
+    /// A finished record and the links it adds, to be committed; its
+    /// history entry and new body, if any, are the storer's to add.
+    pub fn push_outcome(&mut self, job: Job, rec: Record, inserts: Vec<Record>) {
+        self.outcomes.push(Outcome {
+            job,
+            rec,
+            inserts,
+            history: None,
+            body: None,
+        });
+    }
+
+    /// Gives `b` to the storer; its commit's reply (`Reply::Stored`) comes
+    /// from the writer. Its records are remembered till then, to be given
+    /// back if the storer or the writer stops first.
+    fn hand_over(&mut self, b: storer::Batch) -> Result<()> {
+        self.handed
+            .push_back(b.outcomes.iter().map(|o| o.job.clone()).collect());
+        let Some(s) = self.storer.as_ref() else {
+            return Err(crate::error::Error::Input(
+                "nlpc-fetch: no body storing thread".into(),
+            ));
+        };
+        s.send(b)?;
+        self.writer()?.expect();
+        Ok(())
+    }
+}
+
 impl Fetcher<'_> {
     pub(super) fn fail(&mut self, r: &mut Record, state: State, reason: String, status: u16) {
         if state == State::Unreach {
-            self.stats.errors += 1;
-            self.figures.failed(&reason, status);
-            if self.recent.len() == 5 {
-                self.recent.pop_front();
-            }
-            self.recent.push_back(format!("{}: {reason}", r.url));
+            self.figures.unreach(&r.url, &reason, status);
         }
         if state == State::Rejected {
             crate::store::sched::forget_body(r);
@@ -90,18 +187,6 @@ impl Fetcher<'_> {
         r.changed = clock::now();
     }
 
-    /// A finished record and the links it adds, to be committed; its
-    /// history entry and new body, if any, are the storer's to add.
-    pub(super) fn push_outcome(&mut self, job: Job, rec: Record, inserts: Vec<Record>) {
-        self.outcomes.push(Outcome {
-            job,
-            rec,
-            inserts,
-            history: None,
-            body: None,
-        });
-    }
-
     pub(super) fn robots_done(
         &mut self,
         addr: IpAddr,
@@ -109,7 +194,7 @@ impl Fetcher<'_> {
         hops: u8,
         resp: Response,
     ) -> Result<()> {
-        self.stats.robots += 1;
+        self.figures.stats.robots += 1;
         let now = clock::now();
         let status = if resp.failure.is_some() {
             0
@@ -125,7 +210,7 @@ impl Fetcher<'_> {
                 .and_then(|b| b.join(&resp.headers.location).ok())
             {
                 if url::host_of(&target) == url::host_of(&resp.url) {
-                    if let Some(q) = self.addrs.get_mut(&addr) {
+                    if let Some(q) = self.pacing.addrs.get_mut(&addr) {
                         q.robots_redirect = Some((origin, target, hops + 1));
                         return Ok(());
                     }
@@ -154,7 +239,7 @@ impl Fetcher<'_> {
         } else {
             info!("robots.txt {}: {}", resp.url, status);
         }
-        self.rep.store(&entry)?;
+        self.transfers.rep.store(&entry)?;
         // Sitemaps listed in robots.txt become NEW records, if admitted.
         let inserts = self.admit_sitemaps(&resp.url, &rules.sitemaps, now);
         if !inserts.is_empty() {
@@ -177,16 +262,18 @@ impl Fetcher<'_> {
                     d.as_secs_f64()
                 );
             }
-            self.origin_next.insert(origin.clone(), Instant::now() + d);
+            self.pacing
+                .origin_next
+                .insert(origin.clone(), Instant::now() + d);
         }
-        self.robots_fetching.remove(&origin);
+        self.transfers.robots_fetching.remove(&origin);
         // Why a page is refused when the file was not had: a connection
         // that failed is named, so nlpc-up resolves the host again.
         let refusal = rules.denies_all().then(|| match &resp.failure {
             Some(f) => format!("robots.txt unavailable: {f}"),
             None => "robots.txt unavailable".to_string(),
         });
-        self.robots.insert(
+        self.transfers.robots.insert(
             origin,
             Rules {
                 robots: Arc::new(rules),
@@ -251,15 +338,15 @@ impl Fetcher<'_> {
                 r.content_type = resp.headers.content_type.clone();
             }
             self.fail(&mut r, state, why, status);
-            self.push_outcome(job, r, Vec::new());
+            self.storing.push_outcome(job, r, Vec::new());
             return Ok(());
         }
-        self.stats.bytes += resp.wire_bytes;
+        self.figures.stats.bytes += resp.wire_bytes;
         match status {
             200..=299 => self.stored(job, r, resp, now),
             304 if job.rec.state == State::Dirty => {
                 info!("unchanged {} (304)", r.url);
-                self.stats.pages += 1;
+                self.figures.stats.pages += 1;
                 r.status = 304;
                 r.state = State::Fresh;
                 r.reason.clear();
@@ -268,7 +355,7 @@ impl Fetcher<'_> {
                 if e != 0 {
                     r.expires = e;
                 }
-                self.push_outcome(job, r, Vec::new());
+                self.storing.push_outcome(job, r, Vec::new());
                 Ok(())
             }
             301 | 302 | 303 | 307 | 308 => {
@@ -305,14 +392,14 @@ impl Fetcher<'_> {
                 };
                 info!("{} {}: {why}", state.name().to_ascii_lowercase(), r.url);
                 self.fail(&mut r, state, why, status);
-                self.push_outcome(job, r, inserts);
+                self.storing.push_outcome(job, r, inserts);
                 Ok(())
             }
             _ => {
                 let why = format!("HTTP {status}");
                 info!("unreach {}: {why}", r.url);
                 self.fail(&mut r, State::Unreach, why, status);
-                self.push_outcome(job, r, Vec::new());
+                self.storing.push_outcome(job, r, Vec::new());
                 Ok(())
             }
         }
@@ -353,8 +440,7 @@ impl Fetcher<'_> {
         r.expires = expiry(h, now);
         r.size = resp.body.len() as u64;
         r.hash = hash;
-        self.stats.pages += 1;
-        *self.top.entry(r.host().to_string()).or_insert(0) += 1;
+        self.figures.fetched(r.host());
         info!(
             "fetched {} {} {} bytes{}",
             r.url,
@@ -365,14 +451,14 @@ impl Fetcher<'_> {
         let archive_old = changed && job.rec.hash != [0; 32];
         let body = changed.then(|| {
             // The body waits in memory till the storer has made it durable.
-            let held = self.waiting.add(r.size);
-            self.waiting_peak = self.waiting_peak.max(held);
+            let held = self.storing.waiting.add(r.size);
+            self.storing.waiting_peak = self.storing.waiting_peak.max(held);
             storer::Body {
                 data: resp.body,
                 archive_old,
             }
         });
-        self.outcomes.push(Outcome {
+        self.storing.outcomes.push(Outcome {
             job,
             rec: r,
             inserts: Vec::new(),
@@ -387,43 +473,27 @@ impl Fetcher<'_> {
     /// has the writer commit them in one transaction; the addresses' rests
     /// go to the writer at once, in order with the bursts recorded since.
     pub(super) fn commit(&mut self) -> Result<()> {
-        self.last_commit = Instant::now();
-        if !self.outcomes.is_empty() {
-            let outcomes = std::mem::take(&mut self.outcomes);
-            self.hand_over(storer::Batch { outcomes })?;
+        self.storing.last_commit = Instant::now();
+        if !self.storing.outcomes.is_empty() {
+            let outcomes = std::mem::take(&mut self.storing.outcomes);
+            self.storing.hand_over(storer::Batch { outcomes })?;
         }
-        if self.rests.is_empty() && self.rest_arms.is_empty() {
+        if self.pacing.rests.is_empty() && self.pacing.rest_arms.is_empty() {
             return Ok(());
         }
-        let rests: Vec<(IpAddr, AddrEntry)> = self.rests.drain().collect();
-        let arms = std::mem::take(&mut self.rest_arms);
-        let (admit, cache) = (self.cfg.admit.clone(), self.cache.clone());
-        self.writer()?.send(Box::new(move |store| {
+        let rests: Vec<(IpAddr, AddrEntry)> = self.pacing.rests.drain().collect();
+        let arms = std::mem::take(&mut self.pacing.rest_arms);
+        let (admit, cache) = (self.cfg.admit.clone(), self.storing.cache.clone());
+        self.storing.writer()?.send(Box::new(move |store| {
             commit_outcomes(store, &[], &rests, &admit, &cache)?;
             Ok(writer::Reply::Committed(arms))
         }))
     }
 
-    /// Gives `b` to the storer; its commit's reply (`Reply::Stored`) comes
-    /// from the writer. Its records are remembered till then, to be given
-    /// back if the storer or the writer stops first.
-    fn hand_over(&mut self, b: storer::Batch) -> Result<()> {
-        self.handed
-            .push_back(b.outcomes.iter().map(|o| o.job.clone()).collect());
-        let Some(s) = self.storer.as_ref() else {
-            return Err(crate::error::Error::Input(
-                "nlpc-fetch: no body storing thread".into(),
-            ));
-        };
-        s.send(b)?;
-        self.writer()?.expect();
-        Ok(())
-    }
-
     /// Returns every record still held, unchanged, to its state.
     pub(super) fn release_all(&mut self) -> Result<()> {
         let now = Instant::now();
-        for (addr, q) in &self.addrs {
+        for (addr, q) in &self.pacing.addrs {
             // A burst cut short rests a full gap from now.
             let rest = if q.gate.in_burst() {
                 crate::web::politeness::gap(*addr, self.cfg.policy.polite)
@@ -431,21 +501,21 @@ impl Fetcher<'_> {
                 q.gate.next_start().saturating_duration_since(now)
             };
             let until = clock::real_ms_after(rest);
-            let e = self.addr_entry(*addr, until, None);
-            self.rests.insert(*addr, e);
+            let e = self.pacing.addr_entry(*addr, until, None);
+            self.pacing.rests.insert(*addr, e);
         }
         // When the storer or the writer has stopped (a full disk), what
         // they were given and did not commit is given back below.
         let handed = self.commit().and_then(|()| self.settle());
-        let mut held: Vec<Job> = std::mem::take(&mut self.unfinished);
-        held.extend(self.outcomes.drain(..).map(|o| o.job));
+        let mut held: Vec<Job> = std::mem::take(&mut self.storing.unfinished);
+        held.extend(self.storing.outcomes.drain(..).map(|o| o.job));
         // Records of batches whose commit was not confirmed; those that
         // were committed meanwhile are no longer leased and stay as they are.
-        held.extend(self.handed.drain(..).flatten());
-        for (_, q) in self.addrs.drain() {
+        held.extend(self.storing.handed.drain(..).flatten());
+        for (_, q) in self.pacing.addrs.drain() {
             held.extend(q.jobs);
         }
-        for (_, (_, f)) in self.inflight.drain() {
+        for (_, (_, f)) in self.transfers.inflight.drain() {
             if let InFlight::Page(j) = f {
                 held.push(*j);
             }

@@ -1,5 +1,5 @@
-//! Figures: counters for the log, the `-m` monitor, and the figures
-//! published once a second for nlpcd's monitor.
+//! Showing the figures `figures` keeps: the `-m` monitor, and the figures
+//! published once a second for nlpcd's monitor (`published`).
 
 use super::*;
 
@@ -8,46 +8,27 @@ impl Fetcher<'_> {
     /// monitor; the totals restart with the process.
     pub(super) fn publish(&mut self) -> Result<()> {
         let now = Instant::now();
-        // Hosts whose delay is over need no entry.
-        self.origin_next.retain(|_, t| *t > now);
-        if now.duration_since(self.top_since) >= Duration::from_secs(60) {
-            self.top.clear();
-            self.top_since = now;
+        if now.duration_since(self.figures.top_since) >= Duration::from_secs(60) {
+            self.figures.top.clear();
+            self.figures.top_since = now;
         }
-        let mut top: Vec<(&String, &u64)> = self.top.iter().collect();
+        let mut top: Vec<(&String, &u64)> = self.figures.top.iter().collect();
         top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        let resting = self
-            .addrs
-            .values()
-            .filter(|q| !q.gate.in_burst() && q.gate.next_start() > now)
-            .count();
-        // Addresses in distress now, soonest resumed first; the healthy
-        // are forgotten (and, past the cap, the long-resumed).
-        self.health.retain(|_, h| !h.healthy(now));
-        if self.health.len() > super::health::HEALTH_CAP {
-            self.health
-                .retain(|_, h| h.paused.is_some_and(|p| p.until > now));
-        }
-        let mut paused: Vec<(IpAddr, super::health::Pause)> = self
-            .health
-            .iter()
-            .filter_map(|(a, h)| h.paused.filter(|p| p.until > now).map(|p| (*a, p)))
-            .collect();
-        paused.sort_by_key(|(a, p)| (p.until, *a));
+        let (resting, paused) = self.pacing.now_resting(now);
         let n = |x: usize| x as u64;
         let v = super::published::Published {
             pid: u64::from(std::process::id()),
             time: clock::real_now(),
-            pages: self.stats.pages,
-            bytes: self.stats.bytes,
-            errors: self.stats.errors,
-            robots: self.stats.robots,
-            connections: self.stats.connections,
-            deferred: self.stats.deferred,
-            pauses: self.stats.pauses,
-            in_flight: n(self.client.in_flight()),
-            queued: n(self.queued()),
-            addresses: n(self.addrs.len()),
+            pages: self.figures.stats.pages,
+            bytes: self.figures.stats.bytes,
+            errors: self.figures.stats.errors,
+            robots: self.figures.stats.robots,
+            connections: self.figures.stats.connections,
+            deferred: self.figures.stats.deferred,
+            pauses: self.figures.stats.pauses,
+            in_flight: n(self.transfers.client.in_flight()),
+            queued: n(self.pacing.queued()),
+            addresses: n(self.pacing.addrs.len()),
             resting: n(resting),
             paused: n(paused.len()),
             paused_list: paused
@@ -60,7 +41,7 @@ impl Fetcher<'_> {
                 .take(5)
                 .map(|(h, c)| (h.to_string(), **c))
                 .collect(),
-            recent: self.recent.iter().cloned().collect(),
+            recent: self.figures.recent.iter().cloned().collect(),
             kinds: self
                 .figures
                 .kinds
@@ -69,10 +50,10 @@ impl Fetcher<'_> {
                 .collect(),
             slowest: self.figures.slowest(5),
         };
-        self.published = now;
+        self.figures.published = now;
         // Through the writer: the loop does not wait for the write lock.
         let v = v.to_json();
-        self.writer()?.send(Box::new(move |store| {
+        self.storing.writer()?.send(Box::new(move |store| {
             let mut w = store.write()?;
             w.table_put(Table::Stats, STATS_KEY, v.as_bytes())?;
             w.commit()?;
@@ -82,11 +63,11 @@ impl Fetcher<'_> {
 
     /// `-m`: once a second, what is being fetched and how fast.
     pub(super) fn monitor(&mut self) {
-        if !self.cfg.monitor || self.shown.0.elapsed() < Duration::from_secs(1) {
+        if !self.cfg.monitor || self.figures.shown.0.elapsed() < Duration::from_secs(1) {
             return;
         }
-        let secs = self.shown.0.elapsed().as_secs_f64();
-        let (prev, s) = (self.shown.1, self.stats);
+        let secs = self.figures.shown.0.elapsed().as_secs_f64();
+        let (prev, s) = (self.figures.shown.1, self.figures.stats);
         let mut out = String::new();
         let tty = std::io::stdout().is_terminal();
         if tty {
@@ -97,16 +78,17 @@ impl Fetcher<'_> {
             (s.pages - prev.pages) as f64 / secs,
             (s.bytes - prev.bytes) as f64 / secs,
             s.errors - prev.errors,
-            self.client.in_flight(),
-            self.queued(),
-            self.addrs.len(),
+            self.transfers.client.in_flight(),
+            self.pacing.queued(),
+            self.pacing.addrs.len(),
         ));
         if tty {
             let now = Instant::now();
-            let mut addrs: Vec<(&IpAddr, &AddrQueue)> = self.addrs.iter().collect();
+            let mut addrs: Vec<(&IpAddr, &AddrQueue)> = self.pacing.addrs.iter().collect();
             addrs.sort_by_key(|(a, _)| **a);
             for (a, q) in addrs.iter().take(20) {
                 let paused = self
+                    .pacing
                     .health
                     .get(a)
                     .and_then(|h| h.paused)
@@ -134,6 +116,6 @@ impl Fetcher<'_> {
         let mut o = std::io::stdout().lock();
         let _ = o.write_all(out.as_bytes());
         let _ = o.flush();
-        self.shown = (Instant::now(), s);
+        self.figures.shown = (Instant::now(), s);
     }
 }

@@ -1,9 +1,12 @@
 //! nlpc-resolve's figures: its running counts published once a second in
 //! `Table::Stats` (for nlpcd's monitor, which shows the hosts that did not
 //! resolve as DNS failures) and written into the statistics history every
-//! `--stat-every` (see [`crate::store::series`]).
+//! `--stat-every` (see [`crate::store::series`]). What is published is
+//! [`Published`], written and read by serde so each key is named once.
 
 use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::run::clock;
@@ -13,6 +16,36 @@ use crate::store::{series, Store, Table};
 /// The key of nlpc-resolve's figures in `Table::Stats`, and its name in the
 /// history.
 pub const STATS_KEY: &str = "nlpc-resolve";
+
+/// nlpc-resolve's figures for the monitor; a key missing from the stored
+/// object reads as zero.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Published {
+    pub pid: u64,
+    /// When they were written, Unix seconds.
+    pub time: u64,
+    /// Running counts since the resolver started (see [`Stats`]).
+    pub queries: u64,
+    pub resolved: u64,
+    pub cache_hits: u64,
+    pub unreach: u64,
+}
+
+impl Published {
+    pub fn to_json(&self) -> String {
+        // Numbers only: it always serialises; the fallback keeps unwrap out.
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
+    }
+
+    /// The figures stored in `v`; None when it is no JSON object of them.
+    pub fn from_json(v: &[u8]) -> Option<Published> {
+        match serde_json::from_slice(v).ok()? {
+            o @ serde_json::Value::Object(_) => Published::deserialize(o).ok(),
+            _ => None,
+        }
+    }
+}
 
 /// When the figures were last published and written.
 pub struct Figures {
@@ -42,15 +75,15 @@ impl Figures {
         }
         let mut w = store.write()?;
         if publish {
-            let v = serde_json::json!({
-                "pid": std::process::id(),
-                "time": clock::real_now(),
-                "queries": s.queries,
-                "resolved": s.resolved,
-                "cache_hits": s.cache_hits,
-                "unreach": s.unreach,
-            });
-            w.table_put(Table::Stats, STATS_KEY.as_bytes(), v.to_string().as_bytes())?;
+            let v = Published {
+                pid: u64::from(std::process::id()),
+                time: clock::real_now(),
+                queries: s.queries,
+                resolved: s.resolved,
+                cache_hits: s.cache_hits,
+                unreach: s.unreach,
+            };
+            w.table_put(Table::Stats, STATS_KEY.as_bytes(), v.to_json().as_bytes())?;
         }
         if chart {
             let counters = [
@@ -71,5 +104,33 @@ impl Figures {
             self.charted = Some(now);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_come_back_and_missing_keys_read_as_zero() {
+        let p = Published {
+            pid: 1,
+            time: 2,
+            queries: 3,
+            resolved: 4,
+            cache_hits: 5,
+            unreach: 6,
+        };
+        assert_eq!(Published::from_json(p.to_json().as_bytes()), Some(p));
+        let q = Published::from_json(br#"{"unreach": 4}"#).expect("an object");
+        assert_eq!(
+            q,
+            Published {
+                unreach: 4,
+                ..Published::default()
+            }
+        );
+        assert_eq!(Published::from_json(b"[4]"), None);
+        assert_eq!(Published::from_json(b"not json"), None);
     }
 }
