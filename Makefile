@@ -36,7 +36,7 @@ CARGO_PROFILE =
 STRIP = -s
 endif
 
-.PHONY: all build test lint lint-figures lint-commits hooks bench fuzz install install-files install-user uninstall clean check-units demo venv deps-test deps-demo
+.PHONY: all build test lint lint-figures lint-commits lint-sizes hooks bench fuzz install install-files install-user uninstall clean check-units demo venv deps-test deps-demo
 
 all: build
 
@@ -62,7 +62,7 @@ test: deps-test
 deps-test:
 	scripts/install-deps test
 
-lint: lint-figures lint-commits
+lint: lint-figures lint-commits lint-sizes
 	$(CARGO) fmt --check
 	$(CARGO) clippy --locked --all-targets -- -D warnings
 	mandoc -Tlint -W warning $(MANS)
@@ -72,6 +72,12 @@ lint: lint-figures lint-commits
 lint-figures:
 	scripts/lint-figures --self-test
 	scripts/lint-figures
+
+# No file of logic under lib/ over 800 lines before its tests, but the
+# generated files and data tables scripts/lint-sizes names.
+lint-sizes:
+	scripts/lint-sizes --self-test
+	scripts/lint-sizes
 
 # Commit subjects of at most 72 characters, a blank line before the body,
 # for commits made after the marker named in scripts/lint-commits.

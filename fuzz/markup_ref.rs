@@ -1,4 +1,4 @@
-// The tokenizer as it was (html5gum driving a Sink, as lib/document/markup.rs
+// The tokenizer as it was (html5gum driving a Sink, as lib/document/markup/
 // did before it had its own), an event recorder, and the comparison of the
 // two readings of one document. Shared by tests/markup.rs and the fuzz
 // target "markup" (through fuzz/targets.rs), which include!() this file;

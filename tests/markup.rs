@@ -1,4 +1,4 @@
-//! Our tokenizer (lib/document/markup.rs) against html5gum, the WHATWG
+//! Our tokenizer (lib/document/markup/) against html5gum, the WHATWG
 //! tokenizer it replaced: for hand-picked hostile documents and thousands
 //! of seeded random ones, in every mode and for every choice of wanted
 //! attributes, both make the same calls on the sink (text merged). Where

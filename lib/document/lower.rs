@@ -1,11 +1,27 @@
-//! Lowercasing that the dictionary, the pages and the index share:
-//! character by character (the index adds the one rule of context, a
-//! final sigma, in `search::words`), and the lowercase of each two-byte
-//! character of UTF-8 (U+0080 to U+07FF: Latin, Greek, Cyrillic and
-//! more), in UTF-8, with what the word splits ask of it, in one table:
-//! a word's letters past ASCII are lowercased by their bytes, without
-//! decoding them to a `char`, asking `lowercase_of` and encoding the
-//! result again.
+//! The suite's one case fold of text words: the dictionary, the pages'
+//! tokens, the stop words, the fingerprints, the index and the queries
+//! all lower-case a word's letters here, character by character as the
+//! standard library's `char::to_lowercase` does ([`lowercase_into`],
+//! [`each_lower`]), or, for the index and the queries, as
+//! `str::to_lowercase` does ([`lowercase`]: the same plus its one rule of
+//! context, Σ at the end of a word becoming ς). The results are the
+//! standard library's, checked for every character below U+3000 in the
+//! tests; only the lookups are ours.
+//!
+//! Two tables make it fast: the lowercase of each character below
+//! [`LOWER_TABLE_END`] (Latin, Greek, Cyrillic) as a `char`, and the
+//! lowercase of each two-byte character of UTF-8 (U+0080 to U+07FF) in
+//! UTF-8, with what the word splits ask of it ([`TABLE`]): a word's
+//! letters past ASCII are lowercased by their bytes, without decoding
+//! them to a `char`, asking [`lowercase_of`] and encoding the result
+//! again. The word splits' ASCII fast paths (`to_ascii_lowercase`, a byte
+//! ORed with 0x20) are this same fold for ASCII, whose rule is a byte's.
+//!
+//! Not word folding, and so not here: ASCII case-blindness of protocol
+//! tokens (header names, MIME types, URL schemes and hosts, charset
+//! labels, HTML tag and attribute names, class names, language codes),
+//! which stays `to_ascii_lowercase` where it is used, as their standards
+//! say.
 
 use std::sync::LazyLock;
 
@@ -36,10 +52,34 @@ pub(crate) fn lowercase_into(out: &mut String, s: &str) {
     // few characters.
     out.reserve(s.len());
     for c in s.chars() {
-        match lowercase_of(c) {
-            Some(l) => out.push(l),
-            None => out.extend(c.to_lowercase()),
-        }
+        each_lower(c, |l| {
+            out.push(l);
+            true
+        });
+    }
+}
+
+/// `s` lowercased as `str::to_lowercase` does it: character by character
+/// as [`lowercase_into`], but a Σ lowercases by its place in the word (σ,
+/// or ς at a word's end), a rule of context only the standard library
+/// knows, so text with one goes to it whole.
+pub(crate) fn lowercase(s: &str) -> String {
+    if s.contains('Σ') {
+        return s.to_lowercase();
+    }
+    let mut out = String::new();
+    lowercase_into(&mut out, s);
+    out
+}
+
+/// Gives `f` each character of `c`'s lowercase (one, but İ has two), as
+/// `char::to_lowercase` would, until `f` says false; true when it never
+/// did.
+#[inline]
+pub(crate) fn each_lower(c: char, mut f: impl FnMut(char) -> bool) -> bool {
+    match lowercase_of(c) {
+        Some(l) => f(l),
+        None => c.to_lowercase().all(f),
     }
 }
 
@@ -92,10 +132,10 @@ pub(crate) static TABLE: LazyLock<Box<[Low]>> = LazyLock::new(|| {
                     None => fits = false,
                 }
             };
-            match lowercase_of(c) {
-                Some(l) => put(l),
-                None => c.to_lowercase().for_each(&mut put),
-            }
+            each_lower(c, |l| {
+                put(l);
+                true
+            });
             Low {
                 len: if fits { len as u8 } else { 0 },
                 bytes,
@@ -139,5 +179,81 @@ mod tests {
         // Lowercase that grows: İ to i and a combining dot, Ⱥ to ⱥ.
         assert_eq!(of(t, 0xC4, 0xB0).unwrap().len, 3);
         assert_eq!(of(t, 0xC8, 0xBA).unwrap().len, 3);
+    }
+
+    /// Latvian, Lithuanian, Russian, Greek and German words fold through
+    /// this module as they did through the standard library before it
+    /// (`str::to_lowercase`, and `char::to_lowercase` a character at a
+    /// time), and as written out here by hand.
+    #[test]
+    fn latvian_russian_and_greek_fold_as_before() {
+        // The text, its fold, and its fold character by character (where
+        // Σ is always σ).
+        let cases = [
+            (
+                "ĀBOLS Čūska ĢĪĶĻŅ ŠŪŽ Ērglis Ŗ",
+                "ābols čūska ģīķļņ šūž ērglis ŗ",
+                "ābols čūska ģīķļņ šūž ērglis ŗ",
+            ),
+            (
+                "ŽĄSIS ĖJO Į UŽUPĮ",
+                "žąsis ėjo į užupį",
+                "žąsis ėjo į užupį",
+            ),
+            (
+                "МОСКВА Ёлка ЩИ Ъ ЭХО",
+                "москва ёлка щи ъ эхо",
+                "москва ёлка щи ъ эхо",
+            ),
+            ("ΟΔΟΣ ΣΑΣ Άλφα ΐ", "οδος σας άλφα ΐ", "οδοσ σασ άλφα ΐ"),
+            (
+                "STRASSE Straße ǅemal",
+                "strasse straße ǆemal",
+                "strasse straße ǆemal",
+            ),
+        ];
+        for (text, whole, by_char) in cases {
+            assert_eq!(lowercase(text), whole, "{text}");
+            assert_eq!(lowercase(text), text.to_lowercase(), "{text}");
+            let mut into = String::new();
+            lowercase_into(&mut into, text);
+            assert_eq!(into, by_char, "{text}");
+            let std: String = text.chars().flat_map(char::to_lowercase).collect();
+            assert_eq!(into, std, "{text}");
+            let mut each = String::new();
+            for c in text.chars() {
+                assert!(each_lower(c, |l| {
+                    each.push(l);
+                    true
+                }));
+            }
+            assert_eq!(each, by_char, "{text}");
+        }
+    }
+
+    /// Every character below U+3000, alone and in a word, folds as the
+    /// standard library folds it, and `each_lower` stops when told.
+    #[test]
+    fn the_fold_is_the_standard_librarys() {
+        for u in 0..0x3000u32 {
+            let Some(c) = char::from_u32(u) else {
+                continue;
+            };
+            let mut got = String::new();
+            each_lower(c, |l| {
+                got.push(l);
+                true
+            });
+            assert_eq!(got, c.to_lowercase().collect::<String>(), "U+{u:04X}");
+            for w in [c.to_string(), format!("Ā{c}b"), format!("Σ{c}Σ")] {
+                assert_eq!(lowercase(&w), w.to_lowercase(), "U+{u:04X}");
+            }
+            let mut calls = 0;
+            assert!(!each_lower(c, |_| {
+                calls += 1;
+                false
+            }));
+            assert_eq!(calls, 1, "U+{u:04X}");
+        }
     }
 }

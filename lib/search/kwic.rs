@@ -13,6 +13,7 @@ use tantivy::query::{AllQuery, Query};
 use tantivy::schema::Value;
 use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
+use crate::document::lower::lowercase;
 use crate::error::{Error, Result};
 use crate::run::clock::iso8601;
 use crate::search::query::{self, Compiler, Node, Pattern};
@@ -459,16 +460,14 @@ impl Corpus {
         cover.more |= cut;
         match sort {
             Sort::Rank => {}
-            Sort::Right => {
-                out.sort_by_cached_key(|l| (l.right.to_lowercase(), l.hit.to_lowercase()))
-            }
+            Sort::Right => out.sort_by_cached_key(|l| (lowercase(&l.right), lowercase(&l.hit))),
             Sort::Left => out.sort_by_cached_key(|l| {
                 let mut w: Vec<String> = words::split(&l.left, false)
                     .into_iter()
                     .map(|(_, w)| w.norm)
                     .collect();
                 w.reverse();
-                (w, l.hit.to_lowercase())
+                (w, lowercase(&l.hit))
             }),
         }
         if limit > 0 {

@@ -501,9 +501,11 @@ impl Compiler<'_> {
     }
 
     fn filter(&self, name: &str, v: &str) -> Result<Box<dyn Query>> {
+        // Language codes and hosts are protocol tokens, indexed in ASCII
+        // lowercase (hosts are IDNA ASCII), so folded as they were.
         let term = |f: Field, v: &str| -> Box<dyn Query> {
             Box::new(TermQuery::new(
-                Term::from_field_text(f, &v.to_lowercase()),
+                Term::from_field_text(f, &v.to_ascii_lowercase()),
                 IndexRecordOption::Basic,
             ))
         };

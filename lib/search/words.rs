@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
-use crate::document::lower::lowercase_of;
+use crate::document::lower::{each_lower, lowercase};
 use crate::document::words::word_indices;
 
 /// Longest word indexed, in bytes: longer "words" (base64, a minified
@@ -127,22 +127,21 @@ fn normalise_append(w: &str, fold: bool, out: &mut String) {
     for c in w.chars() {
         if c == 'Σ' {
             // Σ lower-cases by its place in the word (σ or ς), which only
-            // str::to_lowercase knows: the word again, its way.
+            // the whole-word fold knows: the word again, its way.
             out.truncate(from);
-            let lower = w.to_lowercase();
+            let lower = lowercase(w);
             if fold {
                 out.extend(lower.chars().map(fold_char));
             } else {
                 out.push_str(&lower);
             }
             return;
-        } else if let Some(l) = lowercase_of(c) {
-            out.push(if fold { fold_char(l) } else { l });
         } else {
             // Otherwise str::to_lowercase is this, char by char.
-            for l in c.to_lowercase() {
+            each_lower(c, |l| {
                 out.push(if fold { fold_char(l) } else { l });
-            }
+                true
+            });
         }
     }
 }

@@ -14,6 +14,8 @@
 //! Each was fitted on the tuning half of the extraction dev set only
 //! (scripts/bench/extract) and is measured on its report half.
 
+use crate::document::lower;
+
 use super::blocks::{flag, Elem, HINT_CONTENT};
 use super::{Class, Judged, LENGTH_LOW, MAX_LINK, SHORT_SENTENCE_WORDS};
 
@@ -66,7 +68,7 @@ fn short_words(t: &str) -> Vec<String> {
     t.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .take(HEADLINE_WORDS)
-        .map(str::to_lowercase)
+        .map(lower::lowercase)
         .collect()
 }
 

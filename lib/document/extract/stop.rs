@@ -8,7 +8,6 @@
 use std::sync::OnceLock;
 
 use crate::document::lower;
-use crate::document::lower::lowercase_of;
 use crate::document::words::Kinds;
 
 /// The languages with a list, in the order of [`LISTS`].
@@ -543,10 +542,7 @@ pub(crate) fn langs_of_any(w: &str, kinds: Kinds) -> u8 {
             }
         };
         for c in w.chars() {
-            let fits = match lowercase_of(c) {
-                Some(l) => put(l),
-                None => c.to_lowercase().all(&mut put),
-            };
+            let fits = lower::each_lower(c, &mut put);
             if !fits {
                 return 0;
             }
@@ -646,6 +642,7 @@ fn lower_by_table(w: &[u8], k: &mut [u8; 16]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::lower::lowercase_of;
     use crate::document::xorshift::xorshift;
 
     #[test]

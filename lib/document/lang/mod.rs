@@ -27,6 +27,8 @@ use std::fmt;
 
 use whatlang::{Detector, Lang};
 
+use crate::document::lower::lowercase;
+
 mod features;
 pub mod judge;
 mod scorer;
@@ -232,12 +234,12 @@ fn lookup(s: &str) -> Option<Language> {
     let by_code = LANGUAGES
         .iter()
         .find(|l| l.codes().any(|c| c.eq_ignore_ascii_case(s)));
-    let lower = s.to_lowercase();
+    let lower = lowercase(s);
     by_code
         .or_else(|| {
             LANGUAGES
                 .iter()
-                .find(|l| l.names.iter().any(|n| n.to_lowercase() == lower))
+                .find(|l| l.names.iter().any(|n| lowercase(n) == lower))
         })
         .copied()
 }
