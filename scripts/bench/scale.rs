@@ -802,12 +802,12 @@ fn main() {
         return;
     }
     let args: Vec<String> = std::env::args().collect();
-    let out = args
+    let out_file = args
         .iter()
         .position(|a| a == "--out")
         .and_then(|i| args.get(i + 1))
         .map(std::path::PathBuf::from);
-    let file = match out {
+    let file = match out_file {
         Some(f) => f,
         None if args.iter().any(|a| a == "--record") => {
             Path::new(env!("CARGO_MANIFEST_DIR")).join(if shm {
