@@ -39,6 +39,12 @@ pub fn judged(w: &mut Write, key: &Key, rec: &Record) -> Result<()> {
     w.table_put(Table::Tunnel, &entry(b'q', key), &[hops])
 }
 
+/// How many rejected pages in a row lead to record `key`: 0 for one
+/// reached from an accepted page or a seed.
+pub fn hops(r: &Read, key: &Key) -> Result<u8> {
+    Ok(hops_of(r.table_get(Table::Tunnel, &entry(b'h', key))?))
+}
+
 /// Up to `n` queued rejected pages, with their hops.
 pub fn queued(r: &Read, n: usize) -> Result<Vec<(Key, u8)>> {
     let mut out = Vec::new();
