@@ -10,7 +10,8 @@
 //!   page, so that when it is rejected in turn the count goes on.
 //!
 //! A record without an `h` entry was reached from an accepted page or is a
-//! seed: 0 hops.
+//! seed: 0 hops. nlpc-fetch reads the `h` entries to lease tunnelled
+//! records after the others (focus).
 
 use crate::error::Result;
 use crate::store::db::{Key, Table, KEY_LEN};
