@@ -1378,3 +1378,46 @@ fn an_address_without_rest_is_kept_busy_while_its_next_records_are_leased() {
     assert_eq!(urls_in(&st, State::Fresh), urls);
     assert_consistent(&st, true);
 }
+
+/// Runs nlpc-fetch over one address with eight READY pages, every other
+/// one marked as reached through a rejected page; the paths in the order
+/// they were requested, and which of them were tunnelled.
+fn fetch_order(args: &[&str]) -> (Vec<String>, Vec<String>) {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.5");
+    let st = c.store();
+    let mut tunnelled = Vec::new();
+    for i in 0..8 {
+        let path = format!("/f{i}.html");
+        srv.route(&path, Reply::html(format!("<p>page {i}</p>")));
+        let key = plant_ready(&st, &srv.url("focus.test", &path), &srv.ip());
+        if i % 2 == 1 {
+            let mut w = st.write().unwrap();
+            nlpcrawl::store::tunnel::reached(&mut w, &key, 1).unwrap();
+            w.commit().unwrap();
+            tunnelled.push(path);
+        }
+    }
+    drop(st);
+    fetch_once(&c, args);
+    let order: Vec<String> = srv.page_hits().into_iter().map(|h| h.path).collect();
+    assert_eq!(order.len(), 8, "every page fetched: {order:?}");
+    (order, tunnelled)
+}
+
+#[test]
+fn focus_fetches_pages_reached_through_rejected_ones_last() {
+    let (order, tunnelled) = fetch_order(&["--fetch-burst", "2"]);
+    let first: Vec<&String> = order.iter().take(4).collect();
+    assert!(
+        first.iter().all(|p| !tunnelled.contains(p)),
+        "a tunnelled page among the first four: {order:?} (tunnelled {tunnelled:?})"
+    );
+    // Without focus the order is the index's: here a tunnelled page
+    // comes before some page reached from an accepted one.
+    let (order, tunnelled) = fetch_order(&["--fetch-burst", "2", "--fetch-no-focus"]);
+    assert!(
+        order.iter().take(4).any(|p| tunnelled.contains(p)),
+        "the index order put every tunnelled page last: {order:?}"
+    );
+}

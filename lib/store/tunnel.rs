@@ -10,7 +10,8 @@
 //!   page, so that when it is rejected in turn the count goes on.
 //!
 //! A record without an `h` entry was reached from an accepted page or is a
-//! seed: 0 hops.
+//! seed: 0 hops. nlpc-fetch reads the `h` entries to lease tunnelled
+//! records after the others (focus).
 
 use crate::error::Result;
 use crate::store::db::{Key, Table, KEY_LEN};
@@ -37,6 +38,12 @@ pub fn judged(w: &mut Write, key: &Key, rec: &Record) -> Result<()> {
     }
     let hops = hops_of(w.table_get(Table::Tunnel, &entry(b'h', key))?).saturating_add(1);
     w.table_put(Table::Tunnel, &entry(b'q', key), &[hops])
+}
+
+/// How many rejected pages in a row lead to record `key`: 0 for one
+/// reached from an accepted page or a seed.
+pub fn hops(r: &Read, key: &Key) -> Result<u8> {
+    Ok(hops_of(r.table_get(Table::Tunnel, &entry(b'h', key))?))
 }
 
 /// Up to `n` queued rejected pages, with their hops.

@@ -457,6 +457,12 @@ pub static OPTIONS: &[Opt] = &[
         FETCH,
     ),
     flag(
+        "fetch-no-focus",
+        None,
+        "lease records reached through rejected pages in the order found, not after the others",
+        NLPCD | FETCH,
+    ),
+    flag(
         "fetch-sync-each",
         None,
         "make bodies durable with a sync of each file and directory, not of the file system per batch",

@@ -91,6 +91,9 @@ pub struct Config {
     /// `--fetch-sync-each`: sync each body and directory rather than the
     /// file system once per batch.
     pub sync_each: bool,
+    /// Focus (off with `--fetch-no-focus`): a fill leases records reached
+    /// through rejected pages only after the others it sees.
+    pub focus: bool,
 }
 
 /// The longest rest between bursts `--fetch-polite` may ask for.

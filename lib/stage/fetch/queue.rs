@@ -309,7 +309,9 @@ impl Pacing {
 impl Fetcher<'_> {
     /// Leases READY and DIRTY records for the addresses being served (and
     /// new addresses while there is room), walking each index from where
-    /// the last pass stopped.
+    /// the last pass stopped. With focus, READY records reached through
+    /// rejected pages (`--filter-tunnel`) take only the room the others
+    /// the pass sees leave, and are queued after them.
     pub(super) fn fill(&mut self) -> Result<()> {
         let policy = self.cfg.policy;
         if self.pacing.filling {
@@ -329,6 +331,7 @@ impl Fetcher<'_> {
             .map(|(o, _)| o.as_str())
             .collect();
         let far_addrs = &self.pacing.far_addrs;
+        let focus = self.cfg.focus;
         {
             let rd = self.d.store.read()?;
             let mut room: HashMap<IpAddr, usize> = self
@@ -341,6 +344,8 @@ impl Fetcher<'_> {
             // walk stops once they are taken.
             let mut free: usize = room.values().sum::<usize>()
                 + self.cfg.hosts.saturating_sub(room.len()) * queue_cap(&policy, unspecified);
+            // Tunnelled READY records, leased after the pass if room is left.
+            let mut later: Vec<(Key, State, IpAddr)> = Vec::new();
             for (i, state) in [State::Ready, State::Dirty].into_iter().enumerate() {
                 let mut seen = 0;
                 let mut futile = 0;
@@ -384,6 +389,10 @@ impl Fetcher<'_> {
                             return Ok(true);
                         }
                     }
+                    if focus && state == State::Ready && crate::store::tunnel::hops(&rd, &k)? > 0 {
+                        later.push((k, state, a));
+                        return Ok(true);
+                    }
                     let slot = room.entry(a).or_insert_with(|| queue_cap(&policy, a));
                     if *slot > 0 {
                         *slot -= 1;
@@ -395,6 +404,20 @@ impl Fetcher<'_> {
                 })?;
                 // Past the end: start from the beginning next time.
                 self.pacing.resume[i] = if stopped { last } else { None };
+            }
+            for (k, state, a) in later {
+                if free == 0 {
+                    break;
+                }
+                if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
+                    continue;
+                }
+                let slot = room.entry(a).or_insert_with(|| queue_cap(&policy, a));
+                if *slot > 0 {
+                    *slot -= 1;
+                    free = free.saturating_sub(1);
+                    wanted.push((k, state, a));
+                }
             }
         }
         if wanted.is_empty() {
