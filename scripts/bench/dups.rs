@@ -69,14 +69,15 @@
 //! the rule would pick on the set's own tuning half. scripts/bench/dups
 //! passes "pages": scripts/bench/extract-pages --seed 1 --sites 60, pages
 //! generated around the UDHR in 24 languages with site templates shared
-//! by ten pages (its first line is in DIR/MADE-BY). The UDHR is one text
-//! per language and extract-pages draws each page's sentences from its
-//! site's language's text, so pages of one language share sentences: the
-//! rule of distinct pages above, unchanged, keeps a sixth of the 600 (the
-//! output says how many are long enough and how many distinct), so the set
-//! is small; and the pages of a site that are kept still share whatever
-//! of its template the extractor leaves in their main text, a sibling
-//! trap of its own that counts as pairs of different pages.
+//! by ten pages (the wrapper writes that command to DIR/MADE-BY, which the
+//! output quotes). The UDHR is one text per language and extract-pages
+//! draws each page's sentences from its site's language's text, so pages
+//! of one language share sentences: the rule of distinct pages above,
+//! unchanged, keeps 100 of the 441 long enough (the output prints both
+//! counts), so the set is small; and the pages of a site that are kept
+//! still share whatever of its template the extractor leaves in their
+//! main text, a sibling trap of its own that counts as pairs of
+//! different pages.
 //!
 //! Nothing is written but with --out, which writes the lines printed.
 
