@@ -639,6 +639,19 @@ fn main() {
             _ => dir = Some(a),
         }
     }
+    // A set named wrong fails before the dev set's minutes of work.
+    let sets: Vec<_> = sets
+        .into_iter()
+        .map(|(name, d)| {
+            let input = d.join("input");
+            let files = html_files(&name, &input);
+            if files.is_empty() {
+                eprintln!("dups: --set {name}: no NAME.html in {}", input.display());
+                std::process::exit(1);
+            }
+            (name, d, files)
+        })
+        .collect();
     let (_, all) = pages(devset_files(&devset_dir(dir)));
     let tune = all.iter().filter(|p| tuning_half(&p.id)).count();
     let mut lines = vec![format!(
@@ -657,14 +670,8 @@ fn main() {
             100.0 * MAX_SIBLINGS
         ));
     }
-    for (name, d) in &sets {
-        let input = d.join("input");
-        let files = html_files(name, &input);
+    for (name, d, files) in sets {
         let n = files.len();
-        if n == 0 {
-            eprintln!("dups: --set {name}: no NAME.html in {}", input.display());
-            std::process::exit(1);
-        }
         let made = std::fs::read_to_string(d.join("MADE-BY"))
             .ok()
             .and_then(|s| s.lines().next().map(str::to_string));
