@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::collections::HashSet;
 use std::process::Output;
 
 use common::*;
@@ -186,4 +187,66 @@ fn every_executable_answers_a_bad_option_with_one_line_and_the_synopsis() {
     let err = assert_usage("nlpc-resolve", &o);
     assert!(err.contains("-4 and -6"), "{err}");
     assert!(!c.db().exists());
+}
+
+/// The manual of program `p`, whose section is whichever file exists.
+fn manual_of(p: nlpcrawl::run::options::Program) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
+    ["1", "8"]
+        .iter()
+        .map(|s| dir.join(format!("{}.{s}", p.name())))
+        .find(|f| f.exists())
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .unwrap_or_else(|| panic!("no manual for {}", p.name()))
+}
+
+/// The options a manual names: the words after each `Fl`, with the lists
+/// mdoc writes as `.Fl a , f , \-once`; `.Fl dhv` names d, h and v.
+fn named_in(man: &str) -> (HashSet<String>, HashSet<char>) {
+    let (mut long, mut short) = (HashSet::new(), HashSet::new());
+    for line in man.lines() {
+        for rest in line.split("Fl ").skip(1) {
+            let mut words = rest.split_whitespace();
+            while let Some(w) = words.next() {
+                match w.strip_prefix("\\-") {
+                    Some(l) => {
+                        long.insert(l.to_string());
+                    }
+                    None if w.chars().all(|c| c.is_ascii_alphanumeric()) => short.extend(w.chars()),
+                    None => break,
+                }
+                if words.next() != Some(",") {
+                    break;
+                }
+            }
+        }
+    }
+    (long, short)
+}
+
+/// The manuals are the reference: an option a program takes and its
+/// manual does not name would be one a user can only find in `-h`. nlpcd
+/// hands the daemons' options on, and nlpcd(8) sends the reader to their
+/// manuals for those, so only what nlpcd reads itself is looked for there.
+#[test]
+fn every_option_a_program_takes_is_named_in_its_manual() {
+    use nlpcrawl::run::options::{table, Program};
+    let mut missing = Vec::new();
+    for p in Program::ALL {
+        let (long, short) = named_in(&manual_of(p));
+        for o in table::of(p) {
+            if p == Program::Nlpcd && o.passed {
+                continue;
+            }
+            let named = if o.long.is_empty() {
+                o.short.is_some_and(|c| short.contains(&c))
+            } else {
+                long.contains(o.long)
+            };
+            if !named {
+                missing.push(format!("{}: {}", p.name(), o.key()));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "options no manual names: {missing:?}");
 }
