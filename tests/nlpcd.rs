@@ -307,6 +307,7 @@ fn the_monitor_prints_a_line_a_second_off_a_terminal() {
     assert!(!lines.is_empty(), "no monitor output");
     for l in &lines {
         assert!(l.starts_with("nlpcd: ") && l.contains("pages/s="), "{l}");
+        assert!(l.contains(" yield="), "{l}");
         assert!(!l.contains('\x1b'), "escape codes off a terminal: {l:?}");
     }
     assert!(out.contains("SCANNED="), "{out}");
@@ -609,6 +610,8 @@ fn the_terminal_monitor_of_a_running_crawl_fits_and_ends_with_the_final_counts()
         "harvest ",
         "errors ",
         "slowest (last min):",
+        " pages: harvest ",
+        ", yield ",
         "nlpc-fetch",
     ] {
         assert!(last.contains(want), "{want} missing from\n{last}");

@@ -27,7 +27,17 @@ fn planted(c: &Crawl) -> u64 {
         let v: Vec<(String, u64)> = s.iter().map(|(s, n)| (s.name().to_string(), *n)).collect();
         series::record(&st, t, series::STATES, &v).unwrap();
     };
+    let yields = |t: u64, judged: u64, text: u64| {
+        let v = [(series::JUDGED_BYTES, judged), (series::TEXT_BYTES, text)]
+            .map(|(k, v)| (k.to_string(), v));
+        series::record(&st, t, series::YIELD, &v).unwrap();
+    };
     fetch(m - 7200, 1, 1, 0);
+    yields(m - 120, 1000, 100);
+    // 400 bytes of text of 2000 judged: 20%.
+    yields(m - 60, 3000, 500);
+    // Nothing judged in the last minute: no yield.
+    yields(m, 3000, 500);
     fetch(m - 120, 10, 500, 1);
     states(
         m - 120,
@@ -64,10 +74,10 @@ fn the_table_and_the_csv_hold_the_planted_numbers() {
     assert_eq!(
         lines,
         [
-            "time,nlpc-fetch.bytes,nlpc-fetch.errors,nlpc-fetch.pages,nlpcd.NEW,nlpcd.REJECTED,nlpcd.SCANNED,nlpcd.VERIFIED,pages_per_s,bytes_per_s,harvest".to_string(),
-            format!("{},500,1,10,7,1,,3,,,0.7500", iso(m - 120)),
-            format!("{},900,2,70,5,1,3,,1.000,6.7,0.7500", iso(m - 60)),
-            format!("{},300,0,6,2,2,8,,0.100,5.0,0.8000", iso(m)),
+            "time,nlpc-fetch.bytes,nlpc-fetch.errors,nlpc-fetch.pages,nlpc-vrfy.judged_bytes,nlpc-vrfy.text_bytes,nlpcd.NEW,nlpcd.REJECTED,nlpcd.SCANNED,nlpcd.VERIFIED,pages_per_s,bytes_per_s,harvest,yield".to_string(),
+            format!("{},500,1,10,1000,100,7,1,,3,,,0.7500,", iso(m - 120)),
+            format!("{},900,2,70,3000,500,5,1,3,,1.000,6.7,0.7500,0.2000", iso(m - 60)),
+            format!("{},300,0,6,3000,500,2,2,8,,0.100,5.0,0.8000,", iso(m)),
         ]
     );
     // Without --since the entry of two hours ago is there too.
@@ -88,18 +98,18 @@ fn the_table_and_the_csv_hold_the_planted_numbers() {
     let hhmm = |t: u64| iso(t)[11..16].to_string();
     let day = |t: u64| iso(t)[..10].to_string();
     let want: Vec<Vec<String>> = [
-        "time (UTC) pages pages/s bytes errors NEW VERIFIED SCANNED REJECTED harvest",
+        "time (UTC) pages pages/s bytes errors NEW VERIFIED SCANNED REJECTED harvest yield",
         &format!(
-            "{} {} 10 - 500 B 1 7 3 - 1 75.0%",
+            "{} {} 10 - 500 B 1 7 3 - 1 75.0% -",
             day(m - 120),
             hhmm(m - 120)
         ),
         &format!(
-            "{} {} 70 1.0 900 B 2 5 - 3 1 75.0%",
+            "{} {} 70 1.0 900 B 2 5 - 3 1 75.0% 20.0%",
             day(m - 60),
             hhmm(m - 60)
         ),
-        &format!("{} {} 6 0.1 300 B 0 2 - 8 2 80.0%", day(m), hhmm(m)),
+        &format!("{} {} 6 0.1 300 B 0 2 - 8 2 80.0% -", day(m), hhmm(m)),
     ]
     .iter()
     .map(|l| l.split_whitespace().map(str::to_string).collect())
@@ -209,7 +219,15 @@ fn planted_seconds(c: &Crawl) -> u64 {
             [(State::New, new), (State::Scanned, scanned)].map(|(s, n)| (s.name().to_string(), n));
         series::record(&st, time, series::STATES, &v).unwrap();
     };
+    let yields = |time: u64, judged: u64, text: u64| {
+        let v = [(series::JUDGED_BYTES, judged), (series::TEXT_BYTES, text)]
+            .map(|(k, v)| (k.to_string(), v));
+        series::record(&st, time, series::YIELD, &v).unwrap();
+    };
     states(t, 6, 0);
+    yields(t, 0, 0);
+    yields(t + 1, 50_000, 4_000);
+    yields(t + 2, 300_000, 20_000);
     fetch(t + 1, 40, 90_000);
     states(t + 1, 30, 12);
     fetch(t + 2, 130, 400_000);
@@ -255,8 +273,8 @@ fn a_history_of_seconds_fills_every_chart_and_labels_each_second_once() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     // Each chart's own colour is in its quarter of the picture: pages/s
-    // (blue) and kB/s (magenta) have one rate each, the harvest (green)
-    // and the states three samples.
+    // (blue) and kB/s (magenta) have one rate each, the yield (cyan, top
+    // right) two, the harvest (green) and the states three samples.
     let (w, h, rgb) = pixels(&png_path);
     let count = |colour: [u8; 3], left: bool, top: bool| {
         rgb.iter()
@@ -270,11 +288,12 @@ fn a_history_of_seconds_fills_every_chart_and_labels_each_second_once() {
     for (name, colour, left, top) in [
         ("pages fetched/s", [0, 0, 255], true, true),
         ("kB fetched/s", [255, 0, 255], true, false),
+        ("yield %", [0, 255, 255], false, true),
     ] {
         let n = count(colour, left, top);
         assert!(n >= 12, "{name}: {n} pixels of its colour: an empty chart");
     }
-    // The time axes: seconds, each label once in each of the four charts.
+    // The time axes: seconds, each label once in each of the five charts.
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     let mut labels: std::collections::BTreeMap<String, usize> = Default::default();
     for piece in svg.split("</text>") {
@@ -289,7 +308,7 @@ fn a_history_of_seconds_fills_every_chart_and_labels_each_second_once() {
     assert!(labels.contains_key(&hms(t + 2)), "{labels:?}");
     assert!(labels.len() >= 2, "{labels:?}");
     for (label, n) in &labels {
-        assert_eq!(*n, 4, "{label} appears {n} times: {labels:?}");
+        assert_eq!(*n, 5, "{label} appears {n} times: {labels:?}");
     }
 }
 
@@ -372,6 +391,20 @@ fn a_crawl_under_nlpcd_leaves_its_history() {
         .find_map(|r| r[col("nlpc-fetch.pages")].parse().ok())
         .unwrap();
     assert_eq!(pages, fetched as u64, "{csv}");
+    // nlpcd's last entry holds the yield's totals from the harvest table,
+    // which nlpc-vrfy filled: some text of some bytes.
+    let total = nlpcrawl::store::harvest::report(&rd).unwrap().total;
+    assert!(total.text > 0 && total.bytes > total.text, "{total:?}");
+    assert_eq!(
+        last[col("nlpc-vrfy.judged_bytes")],
+        total.bytes.to_string(),
+        "{csv}"
+    );
+    assert_eq!(
+        last[col("nlpc-vrfy.text_bytes")],
+        total.text.to_string(),
+        "{csv}"
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! nlpcd's monitor: records per state, rates over the last minute and since
 //! the start, the harvest rate, failures by kind, the slowest and busiest
-//! hosts, each daemon's state and the last errors, on one 80x24 screen, or
+//! hosts, the crawl's overall harvest and yield by the harvest table, each
+//! daemon's state and the last errors, on one 80x24 screen, or
 //! one line a second when not on a terminal.
 //!
 //! [`Monitor::snapshot`] gathers the figures; [`screen`] and [`line`] are
@@ -17,7 +18,7 @@ use crate::run::human;
 use crate::stage::fetch::published::Published;
 use crate::stage::fetch::STATS_KEY;
 use crate::stage::resolve::figures::{Published as Resolved, STATS_KEY as RESOLVE_KEY};
-use crate::store::harvest::report as harvest_report;
+use crate::store::harvest::{report as harvest_report, HostYield};
 use crate::store::record::State;
 use crate::store::series::harvest;
 use crate::store::{Store, Table};
@@ -84,6 +85,9 @@ pub struct Snapshot {
     /// Hosts of lowest harvest among those with a few pages judged: host,
     /// pages accepted, pages judged (`store::harvest`).
     pub low_yield: Vec<LowYield>,
+    /// The sum of every host's figures (`store::harvest`): pages judged
+    /// and accepted, bytes judged and bytes of accepted text.
+    pub judged: HostYield,
     pub daemons: Vec<DaemonLine>,
     /// The last failures, newest last.
     pub recent: Vec<String>,
@@ -106,6 +110,12 @@ impl Snapshot {
                 .saturating_add(self.count(State::Scanned)),
             self.count(State::Rejected),
         )
+    }
+
+    /// Bytes of accepted text per byte judged, over the whole crawl; None
+    /// before any byte was judged.
+    pub fn yield_ratio(&self) -> Option<f64> {
+        (self.judged.bytes > 0).then(|| self.judged.yield_ratio())
     }
 }
 
@@ -222,6 +232,20 @@ fn short_host(h: &str) -> String {
     format!("…{tail}")
 }
 
+/// The crawl's harvest and yield by nlpc-vrfy's verdicts: pages fetched
+/// again count again, unlike in the harvest from the states.
+fn judged(s: &Snapshot) -> Vec<String> {
+    let j = &s.judged;
+    vec![format!(
+        "judged {} pages: harvest {}, yield {} ({} text of {})",
+        human::count(j.fetched),
+        human::percent((j.fetched > 0).then(|| j.harvest())),
+        human::percent(s.yield_ratio()),
+        human::bytes(j.text),
+        human::bytes(j.bytes),
+    )]
+}
+
 fn hosts(s: &Snapshot) -> Vec<String> {
     vec![
         fill(
@@ -292,10 +316,11 @@ pub fn screen(s: &Snapshot) -> Vec<String> {
     lines.extend(rates(s));
     lines.extend(errors(s));
     lines.extend(hosts(s));
+    lines.extend(judged(s));
     lines.extend(paused(s));
-    // Sections so far take at most 22 lines with five daemons; a new one
-    // is a function of the snapshot added here, in the line left, and a
-    // field of `Snapshot` filled in `snapshot`.
+    // Sections so far take all 23 lines with five daemons (the last
+    // errors are cut first); a new one is a function of the snapshot
+    // added here, and a field of `Snapshot` filled in `snapshot`.
     lines.extend(daemons(s));
     lines.extend(recent(s));
     lines.iter().take(LINES).map(|l| fit(l)).collect()
@@ -313,6 +338,9 @@ pub fn line(s: &Snapshot) -> String {
     let harvest = s
         .harvest()
         .map_or_else(|| "-".into(), |h| format!("{:.3}", h));
+    let yields = s
+        .yield_ratio()
+        .map_or_else(|| "-".into(), |y| format!("{:.3}", y));
     let outbox = s.outbox.map(|n| format!(" outbox={n}")).unwrap_or_default();
     // Paused addresses: how many, then each as ADDRESS:WHY:UNTIL.
     let paused = if s.paused == 0 {
@@ -326,7 +354,7 @@ pub fn line(s: &Snapshot) -> String {
         format!(" paused={} {}", s.paused, each.join(" "))
     };
     format!(
-        "nlpcd: {}{outbox} pages/s={:.1} verified/s={:.1} bytes/s={:.0} harvest={harvest} errors={} restarts={restarts}{paused}",
+        "nlpcd: {}{outbox} pages/s={:.1} verified/s={:.1} bytes/s={:.0} harvest={harvest} yield={yields} errors={} restarts={restarts}{paused}",
         states.join(" "),
         s.fetched.minute,
         s.verified.minute,
@@ -353,10 +381,10 @@ pub struct Monitor {
     last: (u64, u64),
     pub tty: bool,
     started: Instant,
-    /// The lowest-harvest hosts and when they were read: the yield table
-    /// has a row per host, so it is read every [`YIELD_EVERY`], not every
-    /// second.
-    low_yield: Option<(Instant, Vec<LowYield>)>,
+    /// The lowest-harvest hosts, the sum over all hosts and when they
+    /// were read: the yield table has a row per host, so it is read every
+    /// [`YIELD_EVERY`], not every second.
+    low_yield: Option<(Instant, Vec<LowYield>, HostYield)>,
 }
 
 /// How often the monitor reads the per-host yield table.
@@ -399,9 +427,11 @@ impl Monitor {
         let stale = self
             .low_yield
             .as_ref()
-            .is_none_or(|(at, _)| at.elapsed() >= YIELD_EVERY);
+            .is_none_or(|(at, _, _)| at.elapsed() >= YIELD_EVERY);
         if stale {
-            let mut hosts: Vec<LowYield> = harvest_report(&rd)?
+            let report = harvest_report(&rd)?;
+            let total = report.total;
+            let mut hosts: Vec<LowYield> = report
                 .hosts
                 .into_iter()
                 .filter(|(_, y)| y.fetched >= YIELD_SHOWN_AFTER)
@@ -415,7 +445,7 @@ impl Monitor {
                     .then(b.2.cmp(&a.2))
             });
             hosts.truncate(5);
-            self.low_yield = Some((Instant::now(), hosts));
+            self.low_yield = Some((Instant::now(), hosts, total));
         }
         drop(rd);
         let (pages, bytes) = (fetch.pages, fetch.bytes);
@@ -502,11 +532,10 @@ impl Monitor {
             .into_iter()
             .map(|(h, ms, _)| (h, ms))
             .collect();
-        snap.low_yield = self
-            .low_yield
-            .as_ref()
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default();
+        if let Some((_, hosts, total)) = &self.low_yield {
+            snap.low_yield = hosts.clone();
+            snap.judged = *total;
+        }
         snap.recent = fetch.recent;
         snap.daemons = daemons
             .iter()
@@ -597,6 +626,12 @@ mod tests {
             low_yield: (0..5)
                 .map(|i| (format!("{i}{long}"), 0, 1_234_567))
                 .collect(),
+            judged: HostYield {
+                fetched: u64::MAX,
+                accepted: u64::MAX / 2,
+                bytes: u64::MAX,
+                text: u64::MAX / 4,
+            },
             daemons: [
                 "nlpc-scan",
                 "nlpc-resolve",
@@ -657,6 +692,7 @@ mod tests {
             "nlpc-up",
             "slowest (last min):  …hhhhhhhhhhhhhhhhhhhhhhh.example 95 s",
             "lowest harvest:  …hhhhhhhhhhhhhhhhhhhhhhh.example 0/1.2M",
+            "judged 18.4E pages: harvest 50.0%, yield 25.0%",
             "recent errors:",
         ] {
             assert!(text.contains(want), "{want} missing from\n{text}");
@@ -697,5 +733,29 @@ mod tests {
         assert!(screen(&s).join("\n").contains("harvest 80.0% of judged"));
         assert!(line(&s).contains("harvest=0.800"), "{}", line(&s));
         assert_eq!(harvest(0, 0), None);
+    }
+
+    #[test]
+    fn the_crawls_yield_is_text_over_bytes_judged() {
+        let mut s = crowded();
+        s.judged = HostYield {
+            fetched: 200,
+            accepted: 50,
+            bytes: 4_000_000,
+            text: 120_000,
+        };
+        assert_eq!(s.yield_ratio(), Some(0.03));
+        let text = screen(&s).join("\n");
+        assert!(
+            text.contains("judged 200 pages: harvest 25.0%, yield 3.0% (120 kB text of 4.0 MB)"),
+            "{text}"
+        );
+        assert!(line(&s).contains(" yield=0.030 "), "{}", line(&s));
+        s.judged = HostYield::default();
+        assert_eq!(s.yield_ratio(), None);
+        assert!(screen(&s)
+            .join("\n")
+            .contains("judged 0 pages: harvest -, yield - (0 B text of 0 B)"));
+        assert!(line(&s).contains(" yield=- "), "{}", line(&s));
     }
 }

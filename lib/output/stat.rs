@@ -1,13 +1,17 @@
 //! nlpc-stat: the statistics history (see [`crate::store::series`]) as a
 //! table for people, as CSV, or as charts (PNG or SVG) of pages fetched a
-//! second, records per state, the harvest rate and bytes fetched a second.
+//! second, records per state, the harvest rate and yield, and bytes fetched
+//! a second.
 //!
 //! The daemons' entries are gathered into one row a minute; a column is a
-//! daemon's counter, `DAEMON.COUNTER` (nlpcd's are the states). Two figures
+//! daemon's counter, `DAEMON.COUNTER` (nlpcd's are the states). Three figures
 //! are derived: `pages_per_s`, from nlpc-fetch's running count (a restart
 //! of the fetcher, which counts from zero again, is not a negative rate),
 //! and `harvest`, the share of judged pages accepted, (VERIFIED + SCANNED)
-//! / (VERIFIED + SCANNED + REJECTED).
+//! / (VERIFIED + SCANNED + REJECTED). A third, `yield`, is the bytes of
+//! accepted main text per byte judged over the step, from the growth of
+//! nlpc-vrfy's running totals (`store::series::YIELD`); empty when nothing
+//! was judged.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -75,6 +79,9 @@ pub struct Row {
     /// Bytes fetched a second since the row before.
     pub bytes_per_s: Option<f64>,
     pub harvest: Option<f64>,
+    /// Accepted text bytes / bytes judged since the row before; None for
+    /// the first row or when nothing was judged.
+    pub yield_ratio: Option<f64>,
 }
 
 impl Row {
@@ -90,6 +97,10 @@ impl Row {
 const PAGES: &str = "nlpc-fetch.pages";
 const BYTES: &str = "nlpc-fetch.bytes";
 const ERRORS: &str = "nlpc-fetch.errors";
+
+fn yield_col(counter: &str) -> String {
+    format!("{}.{counter}", series::YIELD)
+}
 
 /// The growth of a running count from `prev` to `cur`: a count lower than
 /// before means its process restarted from zero.
@@ -119,7 +130,20 @@ pub fn rows(entries: &[Entry], step: u64) -> Vec<Row> {
     let mut rows: Vec<Row> = by_minute.into_values().collect();
     // The last row that had each running count, to take rates from.
     let mut last: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    let (judged_col, text_col) = (
+        yield_col(series::JUDGED_BYTES),
+        yield_col(series::TEXT_BYTES),
+    );
+    // The yield's totals at the last row that had both.
+    let mut last_yield: Option<(u64, u64)> = None;
     for row in &mut rows {
+        if let (Some(&j), Some(&t)) = (row.values.get(&judged_col), row.values.get(&text_col)) {
+            if let Some((pj, pt)) = last_yield {
+                let judged = growth(pj, j);
+                row.yield_ratio = (judged > 0).then(|| growth(pt, t) as f64 / judged as f64);
+            }
+            last_yield = Some((j, t));
+        }
         let (time, values) = (row.time, &row.values);
         let mut rate = |col: &'static str| -> Option<f64> {
             let cur = *values.get(col)?;
@@ -167,7 +191,7 @@ pub fn csv(rows: &[Row]) -> String {
         out.push(',');
         out.push_str(c);
     }
-    out.push_str(",pages_per_s,bytes_per_s,harvest\n");
+    out.push_str(",pages_per_s,bytes_per_s,harvest,yield\n");
     for r in rows {
         out.push_str(&clock::iso8601(r.time));
         for c in &cols {
@@ -177,10 +201,11 @@ pub fn csv(rows: &[Row]) -> String {
             }
         }
         out.push_str(&format!(
-            ",{},{},{}\n",
+            ",{},{},{},{}\n",
             opt_f(r.pages_per_s, 3),
             opt_f(r.bytes_per_s, 1),
-            opt_f(r.harvest, 4)
+            opt_f(r.harvest, 4),
+            opt_f(r.yield_ratio, 4)
         ));
     }
     out
@@ -188,7 +213,7 @@ pub fn csv(rows: &[Row]) -> String {
 
 /// The table for people: the time (UTC), pages fetched, pages a second,
 /// bytes, errors, the records per state (states that were ever non-zero),
-/// and the harvest rate; in human units. Times show seconds when `step`
+/// the harvest rate and the yield; in human units. Times show seconds when `step`
 /// is not whole minutes.
 pub fn table(rows: &[Row], step: u64) -> String {
     let states: Vec<State> = State::ALL
@@ -201,6 +226,7 @@ pub fn table(rows: &[Row], step: u64) -> String {
         .collect();
     head.extend(states.iter().map(|s| s.name().to_string()));
     head.push("harvest".into());
+    head.push("yield".into());
     let dash = || "-".to_string();
     let mut body: Vec<Vec<String>> = Vec::new();
     for r in rows {
@@ -218,6 +244,11 @@ pub fn table(rows: &[Row], step: u64) -> String {
         );
         line.push(if r.harvest.is_some() {
             human::percent(r.harvest)
+        } else {
+            dash()
+        });
+        line.push(if r.yield_ratio.is_some() {
+            human::percent(r.yield_ratio)
         } else {
             dash()
         });
@@ -288,9 +319,10 @@ fn use_font(path: &Path) -> Result<()> {
 }
 
 /// The names of the charts' series, as they appear in the legends.
-pub const SERIES_NAMES: [&str; 4] = [
+pub const SERIES_NAMES: [&str; 5] = [
     "pages fetched/s",
     "harvest %",
+    "yield %",
     "kB fetched/s",
     "records per state",
 ];
@@ -320,7 +352,8 @@ fn state_colour(s: State) -> RGBColor {
     RGBColor(r, g, b)
 }
 
-/// Draws the four charts into `root`.
+/// Draws the five charts into `root`: three above (pages, harvest, yield),
+/// two below.
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     rows: &[Row],
@@ -332,7 +365,9 @@ where
 {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| chart_err(path, e);
     root.fill(&WHITE).map_err(err)?;
-    let panels = root.split_evenly((2, 2));
+    let (above, below) = root.split_vertically(root.dim_in_pixel().1 / 2);
+    let mut panels = above.split_evenly((1, 3));
+    panels.extend(below.split_evenly((1, 2)));
     let (t0, t1) = match (rows.first(), rows.last()) {
         (Some(a), Some(b)) => (a.time as f64, b.time.max(a.time + step) as f64),
         _ => (0.0, step as f64),
@@ -360,6 +395,10 @@ where
         .iter()
         .filter_map(|r| Some((r.time as f64, r.harvest? * 100.0)))
         .collect();
+    let yields: Vec<(f64, f64)> = rows
+        .iter()
+        .filter_map(|r| Some((r.time as f64, r.yield_ratio? * 100.0)))
+        .collect();
     let bytes: Vec<(f64, f64)> = rows
         .iter()
         .filter_map(|r| Some((r.time as f64, r.bytes_per_s? / 1000.0)))
@@ -367,10 +406,13 @@ where
     let single = [
         (&panels[0], SERIES_NAMES[0], &pages, BLUE),
         (&panels[1], SERIES_NAMES[1], &harvest, GREEN),
-        (&panels[2], SERIES_NAMES[2], &bytes, MAGENTA),
+        (&panels[2], SERIES_NAMES[2], &yields, CYAN),
+        (&panels[3], SERIES_NAMES[3], &bytes, MAGENTA),
     ];
     for (area, name, data, color) in single {
         let top = data.iter().map(|p| p.1).fold(0.0, f64::max).max(1.0) * 1.1;
+        // Harvest is on 0-100; yield, mostly a few per cent of the bytes,
+        // is scaled to its data as the rates are.
         let top = if name == SERIES_NAMES[1] { 100.0 } else { top };
         let mut chart = panel(area, name, t0..t1, top, (labels, &hhmm), path)?;
         // One series: the caption names it. A point marks each sample, so
@@ -395,8 +437,8 @@ where
         .max(1) as f64
         * 1.1;
     let mut chart = panel(
-        &panels[3],
-        SERIES_NAMES[3],
+        &panels[4],
+        SERIES_NAMES[4],
         t0..t1,
         top,
         (labels, &hhmm),
@@ -428,7 +470,7 @@ where
     Ok(())
 }
 
-/// One chart of the four: its caption, a time axis in UTC with at most
+/// One chart of the five: its caption, a time axis in UTC with at most
 /// `labels.0` labels written by `labels.1`, and a value axis from 0 to
 /// `top`, mesh drawn.
 fn panel<'a, DB: DrawingBackend>(
@@ -519,11 +561,47 @@ mod tests {
         let mut lines = c.lines();
         assert_eq!(
             lines.next(),
-            Some("time,nlpc-fetch.bytes,nlpc-fetch.pages,nlpcd.REJECTED,nlpcd.SCANNED,nlpcd.VERIFIED,pages_per_s,bytes_per_s,harvest")
+            Some("time,nlpc-fetch.bytes,nlpc-fetch.pages,nlpcd.REJECTED,nlpcd.SCANNED,nlpcd.VERIFIED,pages_per_s,bytes_per_s,harvest,yield")
         );
         assert_eq!(
             lines.next(),
-            Some("1970-01-01T00:10:00Z,1000,100,2,5,3,,,0.8000")
+            Some("1970-01-01T00:10:00Z,1000,100,2,5,3,,,0.8000,")
         );
+    }
+
+    #[test]
+    fn the_yield_is_text_over_bytes_judged_in_each_step() {
+        let tmp = tempfile::tempdir().unwrap();
+        let st = crate::store::Store::open(tmp.path(), crate::store::Options::default()).unwrap();
+        let put = |t: u64, judged: u64, text: u64| {
+            let c = [(series::JUDGED_BYTES, judged), (series::TEXT_BYTES, text)]
+                .map(|(k, v)| (k.to_string(), v));
+            series::record(&st, t, series::YIELD, &c).unwrap();
+        };
+        put(600, 10_000, 1_000);
+        // 500 bytes of text of 4000 judged.
+        put(660, 14_000, 1_500);
+        // Nothing judged: no yield, not 0.
+        put(720, 14_000, 1_500);
+        // Judged, none accepted: 0.
+        put(780, 15_000, 1_500);
+        // A store started again counts from zero: the totals are the step's.
+        put(840, 2_000, 100);
+        let r = load(&st, 0, 60).unwrap();
+        let got: Vec<Option<f64>> = r.iter().map(|r| r.yield_ratio).collect();
+        assert_eq!(got, [None, Some(0.125), None, Some(0.0), Some(0.05)]);
+        // A step of two minutes: the growth from the last entry of the
+        // step before.
+        let r = load(&st, 0, 120).unwrap();
+        let got: Vec<(u64, Option<f64>)> = r.iter().map(|r| (r.time, r.yield_ratio)).collect();
+        assert_eq!(got, [(600, None), (720, Some(0.0)), (840, Some(0.05))]);
+        let c = csv(&r);
+        assert!(c.lines().next().unwrap().ends_with(",harvest,yield"), "{c}");
+        assert!(c.lines().nth(1).unwrap().ends_with(",,,,"), "{c}");
+        assert!(c.lines().nth(3).unwrap().ends_with(",,,,0.0500"), "{c}");
+        let t = table(&r, 120);
+        assert!(t.lines().next().unwrap().ends_with("yield"), "{t}");
+        assert!(t.lines().nth(1).unwrap().ends_with('-'), "{t}");
+        assert!(t.lines().nth(3).unwrap().ends_with("5.0%"), "{t}");
     }
 }

@@ -174,6 +174,19 @@ impl Report {
     }
 }
 
+/// The sum over every host (for the statistics history), without keeping
+/// the hosts.
+pub fn total(r: &Read) -> Result<HostYield> {
+    let mut t = HostYield::default();
+    r.table_walk(Table::Yield, b"", |_, v| {
+        if let Some(y) = HostYield::decode(v) {
+            t.add(&y);
+        }
+        Ok(true)
+    })?;
+    Ok(t)
+}
+
 /// Every host's figures (for nlpc-list --hosts and the monitor): hosts by
 /// pages fetched, most first, then by name.
 pub fn report(r: &Read) -> Result<Report> {

@@ -143,10 +143,35 @@ pub fn state_counts(rd: &Read<'_>) -> Result<Vec<(String, u64)>> {
 /// The name under which nlpcd writes the counts of records per state.
 pub const STATES: &str = "nlpcd";
 
-/// Writes the counts of records per state at `time`, under [`STATES`].
+/// The name under which the yield's running totals are written: they are
+/// nlpc-vrfy's figures (`store::harvest`, written in the transaction of
+/// each verdict), read from the harvest table by nlpcd with the states.
+pub const YIELD: &str = "nlpc-vrfy";
+/// Bytes of the bodies nlpc-vrfy judged, a running total.
+pub const JUDGED_BYTES: &str = "judged_bytes";
+/// Bytes of main text of the pages nlpc-vrfy accepted, a running total.
+pub const TEXT_BYTES: &str = "text_bytes";
+
+/// The yield's running totals as series counters ([`YIELD`]).
+pub fn yield_counts(rd: &Read<'_>) -> Result<Vec<(String, u64)>> {
+    let t = crate::store::harvest::total(rd)?;
+    Ok(vec![
+        (JUDGED_BYTES.to_string(), t.bytes),
+        (TEXT_BYTES.to_string(), t.text),
+    ])
+}
+
+/// Writes the counts of records per state at `time`, under [`STATES`],
+/// and the yield's totals, under [`YIELD`], in one transaction.
 pub fn record_states(store: &Store, time: u64) -> Result<()> {
-    let counts = state_counts(&store.read()?)?;
-    record(store, time, STATES, &counts)
+    let (counts, yields) = {
+        let rd = store.read()?;
+        (state_counts(&rd)?, yield_counts(&rd)?)
+    };
+    let mut w = store.write()?;
+    put(&mut w, time, STATES, &counts)?;
+    put(&mut w, time, YIELD, &yields)?;
+    w.commit()
 }
 
 /// The harvest rate: accepted over accepted + rejected; None when both
