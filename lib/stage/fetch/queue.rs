@@ -308,9 +308,9 @@ impl Pacing {
 
 /// A READY record's class in the focus order, first filled first: the
 /// class of its host ([`crate::store::harvest::Rule::rank`]: 0 good, 1 not
-/// judged yet, 3 poor), but at least 2 when it was reached through
-/// rejected pages (`--filter-tunnel`). `yields` caches each host's class
-/// for the pass.
+/// judged yet, 3 poor); a record of a host not judged yet reached through
+/// rejected pages (`--filter-tunnel`) is 2. `yields` caches each host's
+/// class for the pass.
 fn focus_class(
     rd: &crate::store::Read,
     k: &Key,
@@ -333,7 +333,9 @@ fn focus_class(
         },
         None => 1,
     };
-    if host_class < 2 && crate::store::tunnel::hops(rd, k)? > 0 {
+    // A host already shown good keeps its class however the page was
+    // found: its pages are worth more than the link that led to them.
+    if host_class == 1 && crate::store::tunnel::hops(rd, k)? > 0 {
         return Ok(2);
     }
     Ok(host_class)
