@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::http::{Reply, Server};
 use common::*;
 use nlpcrawl::store::archive::Version;
-use nlpcrawl::store::record::{Flags, State};
+use nlpcrawl::store::record::{Flags, Record, State};
 use nlpcrawl::store::Table;
 
 /// Runs nlpc-fetch --once with `args` over the crawl; asserts success.
@@ -1419,5 +1419,50 @@ fn focus_fetches_pages_reached_through_rejected_ones_last() {
     assert!(
         order.iter().take(4).any(|p| tunnelled.contains(p)),
         "the index order put every tunnelled page last: {order:?}"
+    );
+}
+
+/// Runs nlpc-fetch over one address serving two hosts, four READY pages
+/// each, after planting twenty rejected verdicts for poor.test in the
+/// yield table; the paths in the order they were requested.
+fn fetch_order_by_yield(args: &[&str]) -> Vec<String> {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.6");
+    let st = c.store();
+    for i in 0..20 {
+        let mut r = Record::new(&srv.url("poor.test", &format!("/judged{i}.html")), 1);
+        r.state = State::Rejected;
+        let key = insert_new(&st, &r);
+        let mut w = st.write().unwrap();
+        nlpcrawl::store::harvest::judged(&mut w, &key, &r, 0).unwrap();
+        w.commit().unwrap();
+    }
+    for i in 0..4 {
+        for host in ["poor.test", "good.test"] {
+            let path = format!("/{host}/{i}.html");
+            srv.route(&path, Reply::html(format!("<p>{host} {i}</p>")));
+            plant_ready(&st, &srv.url(host, &path), &srv.ip());
+        }
+    }
+    drop(st);
+    fetch_once(&c, args);
+    let order: Vec<String> = srv.page_hits().into_iter().map(|h| h.path).collect();
+    assert_eq!(order.len(), 8, "every page fetched: {order:?}");
+    order
+}
+
+#[test]
+fn focus_fetches_pages_of_poor_hosts_last() {
+    let order = fetch_order_by_yield(&["--fetch-burst", "2"]);
+    assert!(
+        order.iter().take(4).all(|p| p.starts_with("/good.test/")),
+        "a poor host's page among the first four: {order:?}"
+    );
+    // Without focus the order is the index's: here a poor host's page
+    // comes before some of the good host's.
+    let order = fetch_order_by_yield(&["--fetch-burst", "2", "--fetch-no-focus"]);
+    assert!(
+        order.iter().take(4).any(|p| p.starts_with("/poor.test/")),
+        "the index order put every poor page last: {order:?}"
     );
 }

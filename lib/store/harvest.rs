@@ -96,6 +96,17 @@ fn get(w: &Write, host: &str) -> Result<HostYield> {
         .unwrap_or_default())
 }
 
+/// `host`'s figures, read in `r`; zero for a host not judged yet.
+pub fn host_yield(r: &Read, host: &str) -> Result<HostYield> {
+    Ok(r.table_get(Table::Yield, host.as_bytes())?
+        .and_then(|v| HostYield::decode(&v))
+        .unwrap_or_default())
+}
+
+/// The share of accepted pages below which nlpc-fetch's focus fills a
+/// host's records last, when `--yield-min` is off (else half of it).
+pub const POOR_HARVEST: f64 = 0.1;
+
 /// Adds nlpc-vrfy's verdict on `rec` (the record under `key` as judged:
 /// VERIFIED or REJECTED) to its host's figures; `text` is the bytes of main
 /// text the verdict was made on. A rejected page also goes on the
@@ -149,6 +160,26 @@ impl Rule {
                 y.accepted, y.fetched, self.min
             )
         })
+    }
+
+    /// The class of a host's records in nlpc-fetch's focus, first filled
+    /// first: 0, pages of it accepted and its harvest not poor; 1, not
+    /// judged yet, or nothing accepted within its sample; 3, poor (below
+    /// half of `--yield-min`, or [`POOR_HARVEST`] when that is off) after
+    /// its sample of judged pages. (2 is for tunnelled records.)
+    pub fn rank(&self, y: &HostYield) -> u8 {
+        let poor = if self.min > 0.0 {
+            self.min / 2.0
+        } else {
+            POOR_HARVEST
+        };
+        if y.fetched > 0 && y.fetched >= self.sample && y.harvest() < poor {
+            3
+        } else if y.accepted > 0 {
+            0
+        } else {
+            1
+        }
     }
 
     /// [`Rule::low`] for `host`, read in the transaction `w`.
@@ -220,6 +251,27 @@ mod tests {
         assert_eq!(y.harvest(), 0.25);
         assert_eq!(y.yield_ratio(), 0.25);
         assert_eq!(HostYield::default().harvest(), 0.0);
+    }
+
+    #[test]
+    fn ranks_follow_the_harvest_after_the_sample() {
+        let rule = Rule::default();
+        let y = |fetched, accepted| HostYield {
+            fetched,
+            accepted,
+            ..HostYield::default()
+        };
+        assert_eq!(rule.rank(&y(0, 0)), 1);
+        assert_eq!(rule.rank(&y(5, 0)), 1, "within its sample");
+        assert_eq!(rule.rank(&y(5, 1)), 0);
+        assert_eq!(rule.rank(&y(20, 1)), 3, "1 of 20 is below 0.1");
+        assert_eq!(rule.rank(&y(20, 2)), 0);
+        let strict = Rule {
+            sample: 20,
+            min: 0.5,
+        };
+        assert_eq!(strict.rank(&y(20, 4)), 3, "below half of 0.5");
+        assert_eq!(strict.rank(&y(20, 5)), 0);
     }
 
     #[test]

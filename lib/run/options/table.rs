@@ -459,7 +459,7 @@ pub static OPTIONS: &[Opt] = &[
     flag(
         "fetch-no-focus",
         None,
-        "lease records reached through rejected pages in the order found, not after the others",
+        "lease records in the order found, not good hosts first and tunnelled or poor ones last",
         NLPCD | FETCH,
     ),
     flag(

@@ -91,8 +91,8 @@ pub struct Config {
     /// `--fetch-sync-each`: sync each body and directory rather than the
     /// file system once per batch.
     pub sync_each: bool,
-    /// Focus (off with `--fetch-no-focus`): a fill leases records reached
-    /// through rejected pages only after the others it sees.
+    /// Focus (off with `--fetch-no-focus`): a fill leases records class by
+    /// class, good hosts first, tunnelled records and poor hosts last.
     pub focus: bool,
 }
 

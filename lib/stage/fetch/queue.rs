@@ -306,12 +306,48 @@ impl Pacing {
     }
 }
 
+/// A READY record's class in the focus order, first filled first: the
+/// class of its host ([`crate::store::harvest::Rule::rank`]: 0 good, 1 not
+/// judged yet, 3 poor); a record of a host not judged yet reached through
+/// rejected pages (`--filter-tunnel`) is 2. `yields` caches each host's
+/// class for the pass.
+fn focus_class(
+    rd: &crate::store::Read,
+    k: &Key,
+    rule: crate::store::harvest::Rule,
+    yields: &mut HashMap<String, u8>,
+) -> Result<u8> {
+    let host = rd.peek(k, |b| {
+        Record::decode_url(b)
+            .map(|u| url::host_of(u).to_owned())
+            .ok()
+    })?;
+    let host_class = match host.flatten() {
+        Some(h) => match yields.get(&h) {
+            Some(c) => *c,
+            None => {
+                let c = rule.rank(&crate::store::harvest::host_yield(rd, &h)?);
+                yields.insert(h, c);
+                c
+            }
+        },
+        None => 1,
+    };
+    // A host already shown good keeps its class however the page was
+    // found: its pages are worth more than the link that led to them.
+    if host_class == 1 && crate::store::tunnel::hops(rd, k)? > 0 {
+        return Ok(2);
+    }
+    Ok(host_class)
+}
+
 impl Fetcher<'_> {
     /// Leases READY and DIRTY records for the addresses being served (and
     /// new addresses while there is room), walking each index from where
-    /// the last pass stopped. With focus, READY records reached through
-    /// rejected pages (`--filter-tunnel`) take only the room the others
-    /// the pass sees leave, and are queued after them.
+    /// the last pass stopped. With focus, READY records are filled class
+    /// by class ([`focus_class`]): those of hosts with a good harvest first,
+    /// each later class taking only the room the earlier ones leave and
+    /// queued after them. Politeness is untouched: only the order changes.
     pub(super) fn fill(&mut self) -> Result<()> {
         let policy = self.cfg.policy;
         if self.pacing.filling {
@@ -344,8 +380,12 @@ impl Fetcher<'_> {
             // walk stops once they are taken.
             let mut free: usize = room.values().sum::<usize>()
                 + self.cfg.hosts.saturating_sub(room.len()) * queue_cap(&policy, unspecified);
-            // Tunnelled READY records, leased after the pass if room is left.
-            let mut later: Vec<(Key, State, IpAddr)> = Vec::new();
+            // READY records of classes 1 to 3 ([`focus_class`]), leased
+            // after the pass class by class if room is left.
+            let mut later: [Vec<(Key, State, IpAddr)>; 3] = Default::default();
+            // Each host's figures, read once a pass.
+            let mut yields: HashMap<String, u8> = HashMap::new();
+            let yield_rule = self.cfg.yield_rule;
             for (i, state) in [State::Ready, State::Dirty].into_iter().enumerate() {
                 let mut seen = 0;
                 let mut futile = 0;
@@ -389,9 +429,12 @@ impl Fetcher<'_> {
                             return Ok(true);
                         }
                     }
-                    if focus && state == State::Ready && crate::store::tunnel::hops(&rd, &k)? > 0 {
-                        later.push((k, state, a));
-                        return Ok(true);
+                    if focus && state == State::Ready {
+                        let class = focus_class(&rd, &k, yield_rule, &mut yields)?;
+                        if class > 0 {
+                            later[usize::from(class - 1)].push((k, state, a));
+                            return Ok(true);
+                        }
                     }
                     let slot = room.entry(a).or_insert_with(|| queue_cap(&policy, a));
                     if *slot > 0 {
@@ -405,7 +448,7 @@ impl Fetcher<'_> {
                 // Past the end: start from the beginning next time.
                 self.pacing.resume[i] = if stopped { last } else { None };
             }
-            for (k, state, a) in later {
+            for (k, state, a) in later.into_iter().flatten() {
                 if free == 0 {
                     break;
                 }
