@@ -14,7 +14,8 @@
 //! (pauses) and speed (longer rests), `results` turns answers into records
 //! and hands them on, `storer` makes their bodies durable before `writer`
 //! commits them, and `stats` shows and publishes the figures (`published`
-//! is what nlpcd's monitor reads of them).
+//! is what nlpcd's monitor reads of them); `addr` is what is stored of
+//! each address.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{IsTerminal, Write as _};
@@ -38,6 +39,7 @@ use crate::web::robots::{self, Entry, Robots};
 use crate::web::url::{self, Base};
 use crate::{debug, info};
 
+mod addr;
 mod fds;
 mod figures;
 mod group;
@@ -52,7 +54,7 @@ mod storer;
 mod transfer;
 mod writer;
 
-pub use queue::AddrEntry;
+pub use addr::AddrEntry;
 use results::path_and_query;
 pub use results::{expiry, x_robots};
 pub use rules::{Rules, RulesCache, DEFAULT_CAP as ROBOTS_CACHE_CAP};
