@@ -90,7 +90,20 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
+/// The longest key LMDB takes (its default `MDB_MAXKEYSIZE`).
+const MAX_KEY: usize = 511;
+
+/// True for a host that can be a key of the yield table. A record's URL
+/// without a host (a `file:` URL planted by hand) or with one longer than a
+/// key has no figures: asking for them must not fail the daemon that asks.
+fn keyed(host: &str) -> bool {
+    !host.is_empty() && host.len() <= MAX_KEY
+}
+
 fn get(w: &Write, host: &str) -> Result<HostYield> {
+    if !keyed(host) {
+        return Ok(HostYield::default());
+    }
     Ok(w.table_get(Table::Yield, host.as_bytes())?
         .and_then(|v| HostYield::decode(&v))
         .unwrap_or_default())
@@ -98,6 +111,9 @@ fn get(w: &Write, host: &str) -> Result<HostYield> {
 
 /// `host`'s figures, read in `r`; zero for a host not judged yet.
 pub fn host_yield(r: &Read, host: &str) -> Result<HostYield> {
+    if !keyed(host) {
+        return Ok(HostYield::default());
+    }
     Ok(r.table_get(Table::Yield, host.as_bytes())?
         .and_then(|v| HostYield::decode(&v))
         .unwrap_or_default())
@@ -120,6 +136,9 @@ pub fn judged(w: &mut Write, key: &Key, rec: &Record, text: u64) -> Result<()> {
         _ => return Ok(()),
     };
     let host = rec.host();
+    if !keyed(host) {
+        return Ok(());
+    }
     let mut y = get(w, host)?;
     y.add(&HostYield {
         fetched: 1,
@@ -237,6 +256,21 @@ pub fn report(r: &Read) -> Result<Report> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_host_that_cannot_be_a_key_has_no_figures_and_fails_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let st = crate::store::Store::open(tmp.path(), crate::store::Options::default()).unwrap();
+        let long = "h".repeat(MAX_KEY + 1);
+        let rd = st.read().unwrap();
+        for h in ["", long.as_str()] {
+            assert_eq!(host_yield(&rd, h).unwrap(), HostYield::default());
+        }
+        drop(rd);
+        let w = st.write().unwrap();
+        assert_eq!(get(&w, "").unwrap(), HostYield::default());
+        assert_eq!(get(&w, &long).unwrap(), HostYield::default());
+    }
 
     #[test]
     fn entries_round_trip_and_ratios_are_safe() {
