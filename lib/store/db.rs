@@ -36,6 +36,10 @@ use crate::store::record::{State, FORMAT_VERSION};
 /// Length of a record key: a 16-byte hash and a collision ordinal.
 pub const KEY_LEN: usize = 17;
 
+/// The longest key LMDB holds (its default `MDB_MAXKEYSIZE`); nor does it
+/// hold an empty one.
+pub const MAX_TABLE_KEY: usize = 511;
+
 /// The high bit of an index byte marks a leased record.
 pub(super) const LEASED: u8 = 0x80;
 

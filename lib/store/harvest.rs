@@ -14,7 +14,7 @@
 //! by nlpc-fetch as EXCLUDED ("low yield"), unfetched.
 
 use crate::error::Result;
-use crate::store::db::{Key, Table};
+use crate::store::db::{Key, Table, MAX_TABLE_KEY};
 use crate::store::record::{Record, State};
 use crate::store::{Read, Write};
 
@@ -90,33 +90,21 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-/// The longest key LMDB takes (its default `MDB_MAXKEYSIZE`).
-const MAX_KEY: usize = 511;
-
-/// True for a host that can be a key of the yield table. A record's URL
-/// without a host (a `file:` URL planted by hand) or with one longer than a
-/// key has no figures: asking for them must not fail the daemon that asks.
-fn keyed(host: &str) -> bool {
-    !host.is_empty() && host.len() <= MAX_KEY
+/// A host's stored figures, or zero, from `value` (a table lookup).
+fn decoded(value: Option<Vec<u8>>) -> HostYield {
+    value
+        .and_then(|v| HostYield::decode(&v))
+        .unwrap_or_default()
 }
 
 fn get(w: &Write, host: &str) -> Result<HostYield> {
-    if !keyed(host) {
-        return Ok(HostYield::default());
-    }
-    Ok(w.table_get(Table::Yield, host.as_bytes())?
-        .and_then(|v| HostYield::decode(&v))
-        .unwrap_or_default())
+    Ok(decoded(w.table_get(Table::Yield, host.as_bytes())?))
 }
 
-/// `host`'s figures, read in `r`; zero for a host not judged yet.
+/// `host`'s figures, read in `r`; zero for a host not judged yet, or one
+/// that cannot be a key (no host, or a longer one than LMDB holds).
 pub fn host_yield(r: &Read, host: &str) -> Result<HostYield> {
-    if !keyed(host) {
-        return Ok(HostYield::default());
-    }
-    Ok(r.table_get(Table::Yield, host.as_bytes())?
-        .and_then(|v| HostYield::decode(&v))
-        .unwrap_or_default())
+    Ok(decoded(r.table_get(Table::Yield, host.as_bytes())?))
 }
 
 /// The share of accepted pages below which nlpc-fetch's focus fills a
@@ -136,7 +124,9 @@ pub fn judged(w: &mut Write, key: &Key, rec: &Record, text: u64) -> Result<()> {
         _ => return Ok(()),
     };
     let host = rec.host();
-    if !keyed(host) {
+    // A URL without a host (a file: URL planted by hand) or with one longer
+    // than a key has no figures to keep.
+    if host.is_empty() || host.len() > MAX_TABLE_KEY {
         return Ok(());
     }
     let mut y = get(w, host)?;
@@ -261,7 +251,7 @@ mod tests {
     fn a_host_that_cannot_be_a_key_has_no_figures_and_fails_nothing() {
         let tmp = tempfile::tempdir().unwrap();
         let st = crate::store::Store::open(tmp.path(), crate::store::Options::default()).unwrap();
-        let long = "h".repeat(MAX_KEY + 1);
+        let long = "h".repeat(MAX_TABLE_KEY + 1);
         let rd = st.read().unwrap();
         for h in ["", long.as_str()] {
             assert_eq!(host_yield(&rd, h).unwrap(), HostYield::default());

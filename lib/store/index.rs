@@ -222,6 +222,11 @@ pub(super) fn table_get<T: Transaction>(
     t: Table,
     key: &[u8],
 ) -> Result<Option<Vec<u8>>> {
+    // A key LMDB cannot hold names no entry: asking for one (a host-keyed
+    // table and a URL without a host) is an answer, not a failure.
+    if key.is_empty() || key.len() > MAX_TABLE_KEY {
+        return Ok(None);
+    }
     match txn.get(store.table(t), &key) {
         Ok(v) => Ok(Some(v.to_vec())),
         Err(lmdb::Error::NotFound) => Ok(None),
