@@ -250,6 +250,23 @@ fn focus_class(
     Ok(host_class)
 }
 
+/// Takes one of the free places in `addr`'s queue for a fill (`room`
+/// holds each address's, `free` all of them), if one is left.
+fn take_slot(
+    room: &mut HashMap<IpAddr, usize>,
+    free: &mut usize,
+    policy: &Policy,
+    addr: IpAddr,
+) -> bool {
+    let slot = room.entry(addr).or_insert_with(|| queue_cap(policy, addr));
+    if *slot == 0 {
+        return false;
+    }
+    *slot -= 1;
+    *free = free.saturating_sub(1);
+    true
+}
+
 impl Fetcher<'_> {
     /// Leases READY and DIRTY records for the addresses being served (and
     /// new addresses while there is room), walking each index from where
@@ -345,10 +362,7 @@ impl Fetcher<'_> {
                             return Ok(true);
                         }
                     }
-                    let slot = room.entry(a).or_insert_with(|| queue_cap(&policy, a));
-                    if *slot > 0 {
-                        *slot -= 1;
-                        free = free.saturating_sub(1);
+                    if take_slot(&mut room, &mut free, &policy, a) {
                         futile = 0;
                         wanted.push((k, state, a));
                     }
@@ -364,10 +378,7 @@ impl Fetcher<'_> {
                 if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
                     continue;
                 }
-                let slot = room.entry(a).or_insert_with(|| queue_cap(&policy, a));
-                if *slot > 0 {
-                    *slot -= 1;
-                    free = free.saturating_sub(1);
+                if take_slot(&mut room, &mut free, &policy, a) {
                     wanted.push((k, state, a));
                 }
             }
