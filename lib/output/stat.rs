@@ -242,16 +242,9 @@ pub fn table(rows: &[Row], step: u64) -> String {
                 .iter()
                 .map(|s| r.state(*s).map_or_else(dash, human::count)),
         );
-        line.push(if r.harvest.is_some() {
-            human::percent(r.harvest)
-        } else {
-            dash()
-        });
-        line.push(if r.yield_ratio.is_some() {
-            human::percent(r.yield_ratio)
-        } else {
-            dash()
-        });
+        // human::percent writes "-" for None, as `dash` does.
+        line.push(human::percent(r.harvest));
+        line.push(human::percent(r.yield_ratio));
         body.push(line);
     }
     let widths: Vec<usize> = (0..head.len())
@@ -387,22 +380,16 @@ where
             format!("{:02}:{:02}", t / 3600 % 24, t / 60 % 60)
         }
     };
-    let pages: Vec<(f64, f64)> = rows
-        .iter()
-        .filter_map(|r| Some((r.time as f64, r.pages_per_s?)))
-        .collect();
-    let harvest: Vec<(f64, f64)> = rows
-        .iter()
-        .filter_map(|r| Some((r.time as f64, r.harvest? * 100.0)))
-        .collect();
-    let yields: Vec<(f64, f64)> = rows
-        .iter()
-        .filter_map(|r| Some((r.time as f64, r.yield_ratio? * 100.0)))
-        .collect();
-    let bytes: Vec<(f64, f64)> = rows
-        .iter()
-        .filter_map(|r| Some((r.time as f64, r.bytes_per_s? / 1000.0)))
-        .collect();
+    // (time, value) of every row that has the figure.
+    let points = |f: fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
+        rows.iter()
+            .filter_map(|r| Some((r.time as f64, f(r)?)))
+            .collect()
+    };
+    let pages = points(|r| r.pages_per_s);
+    let harvest = points(|r| Some(r.harvest? * 100.0));
+    let yields = points(|r| Some(r.yield_ratio? * 100.0));
+    let bytes = points(|r| Some(r.bytes_per_s? / 1000.0));
     let single = [
         (&panels[0], SERIES_NAMES[0], &pages, BLUE),
         (&panels[1], SERIES_NAMES[1], &harvest, GREEN),
