@@ -10,7 +10,9 @@
 //! | `vrfy`    | FRESH                                        | VERIFIED, REJECTED                          |
 //! | `up`      | SCANNED, REJECTED, EXCLUDED, REDIRECT, UNREACH, DEAD; any with `--force-*` | DIRTY, NEW, DEAD, GONE |
 //!
-//! Any stage sets a record it fails on aside as QUARANTINED. Uses `run` and
+//! Any stage sets a record it fails on aside as QUARANTINED. This file
+//! holds what the stages share: the URL admission filter and the JSON of
+//! the figures a daemon publishes for nlpcd's monitor. Uses `run` and
 //! everything below it.
 
 pub mod fetch;
@@ -23,6 +25,23 @@ pub mod vrfy;
 use crate::error::Result;
 use crate::run::options::Parsed;
 use crate::web::admit::Filter;
+
+/// A daemon's figures as the JSON object it publishes in `Table::Stats`
+/// for nlpcd's monitor. Numbers, strings and string-keyed maps always
+/// serialise; the fallback only keeps unwrap out.
+pub fn figures_to_json<T: serde::Serialize>(figures: &T) -> String {
+    serde_json::to_string(figures).unwrap_or_else(|_| "{}".into())
+}
+
+/// Figures read back from `Table::Stats`; None unless `v` is a JSON
+/// object of them (serde alone would also take an array as the fields in
+/// order).
+pub fn figures_from_json<T: serde::de::DeserializeOwned>(v: &[u8]) -> Option<T> {
+    match serde_json::from_slice(v).ok()? {
+        o @ serde_json::Value::Object(_) => T::deserialize(o).ok(),
+        _ => None,
+    }
+}
 
 /// The URL admission filter of nlpc-scan's links and seeds and nlpc-fetch's
 /// redirects: `--filter-scheme`, `--filter-auth`, the `--max-*` guards and

@@ -110,18 +110,12 @@ where
 
 impl Published {
     pub fn to_json(&self) -> String {
-        // A struct of numbers, strings and string-keyed maps always
-        // serialises; the fallback only keeps unwrap out.
-        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
+        crate::stage::figures_to_json(self)
     }
 
-    /// The figures stored in `v`; None when it is no JSON object (serde
-    /// alone would also take an array as the fields in order).
+    /// The figures stored in `v`; None when it is no JSON object.
     pub fn from_json(v: &[u8]) -> Option<Published> {
-        match serde_json::from_slice(v).ok()? {
-            o @ Value::Object(_) => Published::deserialize(o).ok(),
-            _ => None,
-        }
+        crate::stage::figures_from_json(v)
     }
 }
 

@@ -34,16 +34,12 @@ pub struct Published {
 
 impl Published {
     pub fn to_json(&self) -> String {
-        // Numbers only: it always serialises; the fallback keeps unwrap out.
-        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
+        crate::stage::figures_to_json(self)
     }
 
     /// The figures stored in `v`; None when it is no JSON object of them.
     pub fn from_json(v: &[u8]) -> Option<Published> {
-        match serde_json::from_slice(v).ok()? {
-            o @ serde_json::Value::Object(_) => Published::deserialize(o).ok(),
-            _ => None,
-        }
+        crate::stage::figures_from_json(v)
     }
 }
 
