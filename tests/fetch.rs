@@ -1422,6 +1422,61 @@ fn focus_fetches_pages_reached_through_rejected_ones_last() {
     );
 }
 
+/// Runs nlpc-fetch over two addresses at one request each 100 ms: 24 READY
+/// pages of a host not judged yet, found on accepted pages, on one, and
+/// 12 reached through a rejected page (exploring) on the other; how many
+/// of the exploring ones were requested before the 16th of the others
+/// (while at least four of those were waiting in the store).
+fn explored_while_better_waited(args: &[&str]) -> usize {
+    let c = Crawl::new();
+    let better = Server::start("127.0.0.7");
+    let explore = Server::start("127.0.0.8");
+    let st = c.store();
+    for i in 0..24 {
+        let path = format!("/b{i}.html");
+        better.route(&path, Reply::html(format!("<p>page {i}</p>")));
+        plant_ready(&st, &better.url("near.test", &path), &better.ip());
+    }
+    for i in 0..12 {
+        let path = format!("/x{i}.html");
+        explore.route(&path, Reply::html(format!("<p>page {i}</p>")));
+        let key = plant_ready(&st, &explore.url("far.test", &path), &explore.ip());
+        let mut w = st.write().unwrap();
+        nlpcrawl::store::tunnel::reached(&mut w, &key, 1).unwrap();
+        w.commit().unwrap();
+    }
+    drop(st);
+    let mut all = vec!["--fetch-polite", "0.1s", "--fetch-burst", "1"];
+    all.extend_from_slice(args);
+    fetch_once(&c, &all);
+    let better_hits = better.page_hits();
+    let explore_hits = explore.page_hits();
+    assert_eq!(better_hits.len(), 24, "every page fetched");
+    assert_eq!(explore_hits.len(), 12, "every exploring page fetched too");
+    let mut times: Vec<_> = better_hits.iter().map(|h| h.at).collect();
+    times.sort();
+    explore_hits.iter().filter(|h| h.at < times[15]).count()
+}
+
+#[test]
+fn exploring_pages_get_their_share_while_better_ones_wait() {
+    // A quarter of the leases: one exploring page for three others. By the
+    // 16th of those at most 20 were leased (four queued), so about 7 of
+    // the 12.
+    let held = explored_while_better_waited(&["--fetch-explore", "0.25"]);
+    assert!(
+        held <= 8,
+        "{held} of 12 exploring pages before the 16th better one"
+    );
+    // Not held: both addresses go at their own pace, and the 12 are done
+    // before the 16th.
+    let free = explored_while_better_waited(&["--fetch-explore", "1"]);
+    assert!(
+        free >= 11,
+        "only {free} of 12 exploring pages before the 16th better one"
+    );
+}
+
 /// Runs nlpc-fetch over one address serving two hosts, four READY pages
 /// each, after planting twenty rejected verdicts for poor.test in the
 /// yield table; the paths in the order they were requested.

@@ -717,3 +717,44 @@ fn a_calendar_of_query_variants_adds_at_most_the_cap_per_path() {
         .is_none());
     assert!(rd.lookup("http://cal.test/CAL?day=1").unwrap().is_some());
 }
+
+#[test]
+fn a_page_an_accepted_one_links_to_counts_no_rejected_pages_before_it() {
+    // far.html was found through a rejected page (one hop), near.html
+    // never was; then an accepted page links to both.
+    let c = Crawl::new();
+    let st = c.store();
+    let far = plant_ready(&st, "http://site.test/far.html", "127.0.0.1");
+    let other = plant_ready(&st, "http://site.test/other.html", "127.0.0.1");
+    {
+        let mut w = st.write().unwrap();
+        nlpcrawl::store::tunnel::reached(&mut w, &far, 1).unwrap();
+        nlpcrawl::store::tunnel::reached(&mut w, &other, 2).unwrap();
+        w.commit().unwrap();
+    }
+    c.plant(
+        &st,
+        "http://site.test/accepted.html",
+        State::Verified,
+        "text/html",
+        b"<a href=far.html>far</a> <a href=near.html>near</a>",
+    );
+    drop(st);
+    let o = c.run("nlpc-scan", &["--once"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let st = c.store();
+    let rd = st.read().unwrap();
+    let hops =
+        |u: &str| nlpcrawl::store::tunnel::hops(&rd, &rd.lookup(u).unwrap().unwrap().0).unwrap();
+    assert_eq!(
+        hops("http://site.test/far.html"),
+        0,
+        "linked from an accepted page"
+    );
+    assert_eq!(hops("http://site.test/near.html"), 0);
+    assert_eq!(
+        hops("http://site.test/other.html"),
+        2,
+        "not linked: as it was"
+    );
+}

@@ -9,7 +9,7 @@ use crate::run::clock;
 use crate::run::daemon::{Contained, Daemon};
 use crate::store::cache::Cache;
 use crate::store::record::{Flags, Record, State};
-use crate::store::{scope, Inserted, Store};
+use crate::store::{scope, tunnel, Inserted, Store};
 use crate::web::admit::{self, Filter, Refusal};
 use crate::web::links::{self, Links};
 use crate::web::url::{self, Base};
@@ -158,7 +158,7 @@ impl Default for Config {
             filter: Filter::default(),
             ascend: false,
             ascend_scan: false,
-            tunnel: 0,
+            tunnel: 2,
             batch: 64,
         }
     }
@@ -438,7 +438,10 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
             r.depth = rec.depth.saturating_add(1);
             match scope::insert(&mut w, &r, &cfg.filter)? {
                 Ok(Inserted::New(_)) => new += 1,
-                Ok(Inserted::Known(..)) => known += 1,
+                Ok(Inserted::Known(k, _)) => {
+                    known += 1;
+                    tunnel::linked_from_accepted(&mut w, &k)?;
+                }
                 Ok(Inserted::Forwarded(p)) => {
                     debug!("{}: {} forwarded to node {p}", rec.url, admit::shown(&u))
                 }

@@ -91,7 +91,7 @@ impl Default for Config {
             dict_file: None,
             dict_min: DEFAULT_DICT_PCT / 100.0,
             dup_similarity: dups::DEFAULT_SIMILARITY,
-            tunnel: 0,
+            tunnel: 2,
             batch: 64,
         }
     }

@@ -111,6 +111,11 @@ pub fn host_yield(r: &Read, host: &str) -> Result<HostYield> {
 /// host's records last, when `--yield-min` is off (else half of it).
 pub const POOR_HARVEST: f64 = 0.1;
 
+/// Pages of a host judged, none of them accepted, after which focus
+/// counts the host poor without waiting for its sample: an order may be
+/// set on less evidence than setting pages aside takes.
+pub const FIRST_LOOK: u64 = 3;
+
 /// Adds nlpc-vrfy's verdict on `rec` (the record under `key` as judged:
 /// VERIFIED or REJECTED) to its host's figures; `text` is the bytes of main
 /// text the verdict was made on. A rejected page also goes on the
@@ -171,23 +176,29 @@ impl Rule {
         })
     }
 
-    /// The class of a host's records in nlpc-fetch's focus, first filled
-    /// first: 0, pages of it accepted and its harvest not poor; 1, not
-    /// judged yet, or nothing accepted within its sample; 3, poor (below
-    /// half of `--yield-min`, or [`POOR_HARVEST`] when that is off) after
-    /// its sample of judged pages. (2 is for tunnelled records.)
+    /// A host's standing in nlpc-fetch's focus, best first: 0, pages of it
+    /// accepted and its harvest not poor; 1, not judged yet; 2, judged but
+    /// none accepted yet, fewer than [`FIRST_LOOK`] pages; 3, poor: none
+    /// accepted of [`FIRST_LOOK`] or more, or after its sample a harvest
+    /// below half of `--yield-min` ([`POOR_HARVEST`] when that is off).
     pub fn rank(&self, y: &HostYield) -> u8 {
         let poor = if self.min > 0.0 {
             self.min / 2.0
         } else {
             POOR_HARVEST
         };
-        if y.fetched > 0 && y.fetched >= self.sample && y.harvest() < poor {
-            3
-        } else if y.accepted > 0 {
-            0
-        } else {
+        if y.fetched == 0 {
             1
+        } else if y.accepted == 0 {
+            if y.fetched < FIRST_LOOK {
+                2
+            } else {
+                3
+            }
+        } else if y.fetched >= self.sample && y.harvest() < poor {
+            3
+        } else {
+            0
         }
     }
 
@@ -285,9 +296,11 @@ mod tests {
             accepted,
             ..HostYield::default()
         };
-        assert_eq!(rule.rank(&y(0, 0)), 1);
-        assert_eq!(rule.rank(&y(5, 0)), 1, "within its sample");
+        assert_eq!(rule.rank(&y(0, 0)), 1, "not judged");
+        assert_eq!(rule.rank(&y(2, 0)), 2, "none accepted at a first look");
+        assert_eq!(rule.rank(&y(FIRST_LOOK, 0)), 3, "none accepted after it");
         assert_eq!(rule.rank(&y(5, 1)), 0);
+        assert_eq!(rule.rank(&y(19, 1)), 0, "within its sample");
         assert_eq!(rule.rank(&y(20, 1)), 3, "1 of 20 is below 0.1");
         assert_eq!(rule.rank(&y(20, 2)), 0);
         let strict = Rule {

@@ -10,7 +10,8 @@
 //!   page, so that when it is rejected in turn the count goes on.
 //!
 //! A record without an `h` entry was reached from an accepted page or is a
-//! seed: 0 hops. nlpc-fetch reads the `h` entries to lease tunnelled
+//! seed: 0 hops. A record an accepted page links to loses its entry,
+//! however it was found first ([`linked_from_accepted`]). nlpc-fetch reads the `h` entries to lease tunnelled
 //! records after the others (focus).
 
 use crate::error::Result;
@@ -76,4 +77,10 @@ pub fn take(w: &mut Write, key: &Key) -> Result<bool> {
 /// pages in a row.
 pub fn reached(w: &mut Write, key: &Key, hops: u8) -> Result<()> {
     w.table_put(Table::Tunnel, &entry(b'h', key), &[hops])
+}
+
+/// An accepted page links to record `key`: it is 0 hops away now, whatever
+/// rejected pages led to it first.
+pub fn linked_from_accepted(w: &mut Write, key: &Key) -> Result<()> {
+    w.table_del(Table::Tunnel, &entry(b'h', key))
 }

@@ -304,7 +304,7 @@ pub static OPTIONS: &[Opt] = &[
     setting(value(
         "filter-tunnel",
         "n",
-        "0",
+        "2",
         int(0, 255),
         "follow the links of rejected pages, up to N rejected pages in a row",
         NLPCD | SCAN | VRFY,
@@ -456,6 +456,14 @@ pub static OPTIONS: &[Opt] = &[
         "largest body accepted",
         FETCH,
     ),
+    setting(value(
+        "fetch-explore",
+        "x",
+        "0.25",
+        Check::Fraction,
+        "most share of requests for pages found only through rejected ones or on hosts with none accepted, while better ones wait",
+        NLPCD | FETCH,
+    )),
     flag(
         "fetch-no-focus",
         None,

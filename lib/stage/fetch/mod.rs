@@ -42,6 +42,7 @@ use crate::{debug, info};
 mod addr;
 mod fds;
 mod figures;
+mod focus;
 mod group;
 pub mod health;
 mod options;
@@ -94,8 +95,12 @@ pub struct Config {
     /// file system once per batch.
     pub sync_each: bool,
     /// Focus (off with `--fetch-no-focus`): a fill leases records class by
-    /// class, good hosts first, tunnelled records and poor hosts last.
+    /// class, good hosts first, tunnelled records and poor hosts last
+    /// (`focus`).
     pub focus: bool,
+    /// `--fetch-explore`: the most share of leases exploring records get
+    /// while better ones wait.
+    pub explore: f64,
 }
 
 /// The longest rest between bursts `--fetch-polite` may ask for.
@@ -225,7 +230,7 @@ impl<'d> Fetcher<'d> {
         let c = &d.common;
         Ok(Fetcher {
             d,
-            pacing: queue::Pacing::new(d.lease()),
+            pacing: queue::Pacing::new(d.lease(), cfg.explore),
             transfers: transfer::Transfers::new(client, &c.rep),
             storing: results::Storing::new(&c.cache, &c.archive),
             figures: figures::Figures::new(),

@@ -74,6 +74,7 @@ impl Config {
             store_cap: o.size("fetch-store-cap")?,
             sync_each: o.flag("fetch-sync-each"),
             focus: !o.flag("fetch-no-focus"),
+            explore: o.share("fetch-explore")?,
         };
         cfg.validate().map_err(Error::Usage)?;
         Ok(cfg)

@@ -86,10 +86,14 @@ pub(super) struct Pacing {
     pub fill_leased: bool,
     /// When `--once` last looked whether only waiting records are left.
     pub waiting_checked: Option<Instant>,
+    /// The share of recent leases that explored (`focus`).
+    pub explored: focus::Share,
+    /// New hosts' first looks, kept from one fill to the next (`focus`).
+    pub looks: focus::Looks,
 }
 
 impl Pacing {
-    pub fn new(claim: Lease) -> Pacing {
+    pub fn new(claim: Lease, explore: f64) -> Pacing {
         Pacing {
             addrs: HashMap::new(),
             origin_next: HashMap::new(),
@@ -107,6 +111,8 @@ impl Pacing {
             filling: false,
             fill_leased: false,
             waiting_checked: None,
+            explored: focus::Share::new(explore),
+            looks: focus::Looks::default(),
         }
     }
 
@@ -215,41 +221,6 @@ impl Pacing {
     }
 }
 
-/// A READY record's class in the focus order, first filled first: the
-/// class of its host ([`crate::store::harvest::Rule::rank`]: 0 good, 1 not
-/// judged yet, 3 poor); a record of a host not judged yet reached through
-/// rejected pages (`--filter-tunnel`) is 2. `yields` caches each host's
-/// class for the pass.
-fn focus_class(
-    rd: &crate::store::Read,
-    k: &Key,
-    rule: crate::store::harvest::Rule,
-    yields: &mut HashMap<String, u8>,
-) -> Result<u8> {
-    let host = rd.peek(k, |b| {
-        Record::decode_url(b)
-            .map(|u| url::host_of(u).to_owned())
-            .ok()
-    })?;
-    let host_class = match host.flatten() {
-        Some(h) => match yields.get(&h) {
-            Some(c) => *c,
-            None => {
-                let c = rule.rank(&crate::store::harvest::host_yield(rd, &h)?);
-                yields.insert(h, c);
-                c
-            }
-        },
-        None => 1,
-    };
-    // A host already shown good keeps its class however the page was
-    // found: its pages are worth more than the link that led to them.
-    if host_class == 1 && crate::store::tunnel::hops(rd, k)? > 0 {
-        return Ok(2);
-    }
-    Ok(host_class)
-}
-
 /// Takes one of the free places in `addr`'s queue for a fill (`room`
 /// holds each address's, `free` all of them), if one is left.
 fn take_slot(
@@ -271,9 +242,11 @@ impl Fetcher<'_> {
     /// Leases READY and DIRTY records for the addresses being served (and
     /// new addresses while there is room), walking each index from where
     /// the last pass stopped. With focus, READY records are filled class
-    /// by class ([`focus_class`]): those of hosts with a good harvest first,
-    /// each later class taking only the room the earlier ones leave and
-    /// queued after them. Politeness is untouched: only the order changes.
+    /// by class ([`focus::class`]): those of hosts with a good harvest
+    /// first, each later class taking only the room the earlier ones leave
+    /// and queued after them, and exploring ones held to their share
+    /// ([`focus::Share`]) while better records wait. Politeness is
+    /// untouched: only the order changes.
     pub(super) fn fill(&mut self) -> Result<()> {
         let policy = self.cfg.policy;
         if self.pacing.filling {
@@ -294,6 +267,8 @@ impl Fetcher<'_> {
             .collect();
         let far_addrs = &self.pacing.far_addrs;
         let focus = self.cfg.focus;
+        let explored = &mut self.pacing.explored;
+        let looks = &mut self.pacing.looks;
         {
             let rd = self.d.store.read()?;
             let mut room: HashMap<IpAddr, usize> = self
@@ -306,11 +281,13 @@ impl Fetcher<'_> {
             // walk stops once they are taken.
             let mut free: usize = room.values().sum::<usize>()
                 + self.cfg.hosts.saturating_sub(room.len()) * queue_cap(&policy, unspecified);
-            // READY records of classes 1 to 3 ([`focus_class`]), leased
+            // READY records of classes 1 and on ([`focus::class`]), leased
             // after the pass class by class if room is left.
-            let mut later: [Vec<(Key, State, IpAddr)>; 3] = Default::default();
-            // Each host's figures, read once a pass.
-            let mut yields: HashMap<String, u8> = HashMap::new();
+            let mut later: [Vec<(Key, State, IpAddr)>; focus::CLASSES - 1] = Default::default();
+            // A record of a class before exploration was seen.
+            let mut better_waiting = false;
+            // Each host's standing, read once a pass.
+            let mut hosts = focus::Hosts::default();
             let yield_rule = self.cfg.yield_rule;
             for (i, state) in [State::Ready, State::Dirty].into_iter().enumerate() {
                 let mut seen = 0;
@@ -356,7 +333,11 @@ impl Fetcher<'_> {
                         }
                     }
                     if focus && state == State::Ready {
-                        let class = focus_class(&rd, &k, yield_rule, &mut yields)?;
+                        let (class, first) = focus::class(&rd, &k, yield_rule, &mut hosts)?;
+                        if let Some(h) = first {
+                            looks.remember(h, k, a);
+                        }
+                        better_waiting |= class < focus::EXPLORE;
                         if class > 0 {
                             later[usize::from(class - 1)].push((k, state, a));
                             return Ok(true);
@@ -365,23 +346,47 @@ impl Fetcher<'_> {
                     if take_slot(&mut room, &mut free, &policy, a) {
                         futile = 0;
                         wanted.push((k, state, a));
+                        explored.leased(false);
                     }
                     Ok(true)
                 })?;
                 // Past the end: start from the beginning next time.
                 self.pacing.resume[i] = if stopped { last } else { None };
             }
-            for (k, state, a) in later.into_iter().flatten() {
-                if free == 0 {
-                    break;
-                }
-                if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
-                    continue;
-                }
-                if take_slot(&mut room, &mut free, &policy, a) {
-                    wanted.push((k, state, a));
+            if focus {
+                // New hosts the walk did not come to this time.
+                for (class, k, a) in looks.unseen(&rd, yield_rule, &mut hosts)? {
+                    if far_addrs.get(&a).is_some_and(|t| *t > horizon) {
+                        continue;
+                    }
+                    better_waiting |= class < focus::EXPLORE;
+                    if let Some(l) = later.get_mut(usize::from(class).wrapping_sub(1)) {
+                        l.push((k, State::Ready, a));
+                    }
                 }
             }
+            'classes: for (class, records) in (1..).zip(later) {
+                let exploring = class >= focus::EXPLORE;
+                for (k, state, a) in records {
+                    if free == 0 {
+                        break 'classes;
+                    }
+                    if exploring && !explored.may_explore(better_waiting) {
+                        break 'classes;
+                    }
+                    if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
+                        continue;
+                    }
+                    if take_slot(&mut room, &mut free, &policy, a) {
+                        wanted.push((k, state, a));
+                        explored.leased(exploring);
+                    }
+                }
+            }
+        }
+        if focus {
+            let asked: HashSet<Key> = wanted.iter().map(|(k, _, _)| *k).collect();
+            self.pacing.looks.asked(&asked);
         }
         if wanted.is_empty() {
             return Ok(());
