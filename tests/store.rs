@@ -9,7 +9,7 @@ use common::*;
 use nlpcrawl::run::daemon::lease_owner_alive;
 use nlpcrawl::stage::scan::seed;
 use nlpcrawl::store::record::{Lease, Record, State};
-use nlpcrawl::store::{self, Inserted, Store};
+use nlpcrawl::store::{self, Inserted, Store, Table};
 use nlpcrawl::web::admit::Filter;
 use nlpcrawl::Error;
 
@@ -409,4 +409,58 @@ fn a_batch_goes_on_where_the_last_one_ended_and_wraps_around() {
         [&keys[8..10], &keys[0..5]].concat()
     );
     assert!(taken(Some(&keys[3]), 10).is_empty());
+}
+
+#[test]
+fn walks_and_entries_through_one_cursor() {
+    // Each walk sees only its prefix's entries, in order; an entry is put
+    // after each walk its visitor did not stop, whether it sorts before,
+    // among or after what was walked, or where nothing was.
+    let c = Crawl::new();
+    let st = c.store();
+    let mut w = st.write().unwrap();
+    for k in ["pa1", "pa2", "pb1", "pc1", "pe1", "pe2", "q"] {
+        w.table_put(Table::Dups, k.as_bytes(), b"v").unwrap();
+    }
+    let walks = [("pa", "pa3"), ("pb", "pb0"), ("pd", "pd1"), ("pe", "pe9")];
+    let mut seen = Vec::new();
+    w.table_walk_enter(Table::Dups, &walks, |i, k| {
+        seen.push((i, String::from_utf8_lossy(k).into_owned()));
+        Ok(!(i == 3 && k == b"pe1"))
+    })
+    .unwrap();
+    let at = |i, k: &str| (i, k.to_string());
+    assert_eq!(
+        seen,
+        [at(0, "pa1"), at(0, "pa2"), at(1, "pb1"), at(3, "pe1")]
+    );
+    // A visitor's error ends the walks.
+    let err = w.table_walk_enter(Table::Dups, &[("pa", "pa0"), ("pb", "pb9")], |_, _| {
+        Err(Error::Usage("stop".into()))
+    });
+    assert!(matches!(err, Err(Error::Usage(_))), "{err:?}");
+    w.commit().unwrap();
+    let rd = st.read().unwrap();
+    let mut all = Vec::new();
+    rd.table_walk(Table::Dups, b"", |k, v| {
+        all.push((String::from_utf8_lossy(k).into_owned(), v.len()));
+        Ok(true)
+    })
+    .unwrap();
+    let entry = |k: &str, v| (k.to_string(), v);
+    assert_eq!(
+        all,
+        [
+            entry("pa1", 1),
+            entry("pa2", 1),
+            entry("pa3", 0),
+            entry("pb0", 0),
+            entry("pb1", 1),
+            entry("pc1", 1),
+            entry("pd1", 0),
+            entry("pe1", 1),
+            entry("pe2", 1),
+            entry("q", 1),
+        ]
+    );
 }

@@ -1,18 +1,18 @@
 //! Fingerprints of a page's main text, by which duplicates are found: a
 //! hash of the text with its white space normalised (equal for exact
-//! copies), a MinHash signature of its shingles of words (agreeing in
-//! most slots for near copies: [`minhash`]), and a 64-bit SimHash of the
-//! same shingles (close in Hamming distance for copies about 97% the same;
-//! kept for `scripts/bench/dups`, which measures the two against each
-//! other).
+//! copies) and a MinHash signature of its shingles of words (agreeing in
+//! most slots for near copies: [`minhash`]). A 64-bit SimHash of the same
+//! shingles ([`simhash`]: close in Hamming distance for copies about 97%
+//! the same) is no part of a fingerprint; it is kept for
+//! `scripts/bench/dups`, which measures the two against each other.
 //!
 //! Words are the runs of letters and digits (Unicode alphanumerics; a
 //! split far cheaper than UAX #29 word boundaries and, for shingles, as
 //! good), lower-cased; words of digits alone are left out, since the dates, counters and times that
 //! change on every fetch of a page are mostly that; a shingle is
-//! [`SHINGLE`] words in a row. Each shingle's 64-bit hash votes for or
-//! against each bit of the SimHash, which has the bits that won, and is
-//! offered to a slot of the MinHash signature.
+//! [`SHINGLE`] words in a row. Each shingle's 64-bit hash is offered to a
+//! slot of the MinHash signature (or, for the SimHash, votes for or
+//! against each of its bits).
 
 use crate::document::lower;
 use crate::document::lower::each_lower;
@@ -38,9 +38,7 @@ pub struct Fingerprint {
     /// BLAKE3 of the text, runs of white space read as one space and none
     /// at either end; the first 16 bytes.
     pub text: [u8; 16],
-    /// The SimHash of the text's word shingles.
-    pub simhash: u64,
-    /// The MinHash signature of the same shingles.
+    /// The MinHash signature of the text's word shingles.
     pub minhash: Signature,
 }
 
@@ -49,18 +47,16 @@ impl Fingerprint {
     pub fn of(text: &str) -> Fingerprint {
         // Both in one pass over the text.
         let mut feed = Feed::new(text.len());
-        let mut s = Shingles::new();
-        walk(text, Some(&mut feed), |h| s.word(mix(h)));
-        let (simhash, minhash) = s.finish();
+        let mut sketch = Sketch::new();
+        each_shingle(text, Some(&mut feed), |h| sketch.add(h));
         Fingerprint {
             text: feed.finish(),
-            simhash,
-            minhash,
+            minhash: sketch.finish(),
         }
     }
 
     /// [`Fingerprint::of`] the text of `blocks`, each followed by a line
-    /// break, of `len` bytes in all, whose SimHash words ([`piece_words`])
+    /// break, of `len` bytes in all, whose shingles' words ([`piece_words`])
     /// are `words`. A block said to be normalised (its words with one
     /// space between them and nothing else, as `words::words_hashed` tells)
     /// is hashed as it is; the others are read for their white space.
@@ -78,11 +74,9 @@ impl Fingerprint {
                 feed.words(block, &mut started);
             }
         }
-        let (simhash, minhash) = shingles_of_words(words);
         Fingerprint {
             text: feed.finish(),
-            simhash,
-            minhash,
+            minhash: minhash_of_words(words),
         }
     }
 }
@@ -257,7 +251,7 @@ pub fn distance(a: u64, b: u64) -> u32 {
 }
 
 /// SplitMix64's finaliser: spreads every input bit over every output bit,
-/// so the votes of similar shingles are not correlated.
+/// so the hashes of similar shingles are not correlated.
 fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -318,32 +312,33 @@ const ASCII_ALNUM_LOWER_ALL: [u8; 256] = {
 /// The 64-bit SimHash of `text`'s word shingles; 0 for a text without
 /// words. A text of fewer than [`SHINGLE`] words is one shingle.
 pub fn simhash(text: &str) -> u64 {
-    let mut s = Shingles::new();
-    walk(text, None, |h| s.word(mix(h)));
-    s.finish().0
+    let mut votes = Votes::new();
+    each_shingle(text, None, |h| {
+        // A text's votes are capped only by u32 (4 G shingles are far
+        // beyond any body nlpc-fetch keeps): the shingles after are left
+        // out.
+        if votes.n < u32::MAX {
+            votes.add(h);
+        }
+    });
+    votes.bits()
 }
 
 /// The MinHash signature of `text`'s word shingles, the words and
 /// shingles being those of [`simhash`]; [`Signature::NONE`] for a text
 /// without words.
 pub fn minhash(text: &str) -> Signature {
-    let mut s = Shingles::new();
-    walk(text, None, |h| s.word(mix(h)));
-    s.finish().1
+    let mut sketch = Sketch::new();
+    each_shingle(text, None, |h| sketch.add(h));
+    sketch.finish()
 }
 
-/// The SimHash of a text whose words (FNV-1a of their lowercase, words
-/// of digits alone left out) are `words`, in order, as [`piece_words`]
-/// gives them: [`simhash`] of that text.
-#[cfg(test)]
-pub(crate) fn simhash_of_words(words: impl IntoIterator<Item = u64>) -> u64 {
-    shingles_of_words(words).0
-}
-
-/// The SimHash and MinHash signature of a text whose words are `words`,
-/// as [`simhash_of_words`] reads them.
-pub(crate) fn shingles_of_words(words: impl IntoIterator<Item = u64>) -> (u64, Signature) {
+/// The MinHash signature of a text whose words (FNV-1a of their
+/// lowercase, words of digits alone left out) are `words`, in order, as
+/// [`piece_words`] gives them: [`minhash`] of that text.
+pub(crate) fn minhash_of_words(words: impl IntoIterator<Item = u64>) -> Signature {
     let mut words = words.into_iter();
+    let mut sketch = Sketch::new();
     let first = [words.next(), words.next(), words.next()];
     let [Some(w0), Some(w1), Some(w2)] = first else {
         // Fewer than three words: one shingle of them.
@@ -351,25 +346,40 @@ pub(crate) fn shingles_of_words(words: impl IntoIterator<Item = u64>) -> (u64, S
         for h in first.into_iter().flatten() {
             s.word(mix(h));
         }
-        return s.finish();
+        if let Some(h) = s.short() {
+            sketch.add(h);
+        }
+        return sketch.finish();
     };
     // What `Shingles` does a word at a time, with the window in two
-    // variables: a shingle a word from the third on, and no more than
-    // u32::MAX of them.
-    let mut votes = Votes::new();
-    let mut sketch = Sketch::new();
+    // variables: a shingle a word from the third on.
     let (mut a, mut b) = (mix(w0), mix(w1));
-    for w in std::iter::once(w2).chain(words).take(u32::MAX as usize) {
+    for w in std::iter::once(w2).chain(words) {
         let c = mix(w);
-        let h = shingle_hash(&[a, b, c]);
-        votes.add(h);
-        sketch.add(h);
+        sketch.add(shingle_hash(&[a, b, c]));
         (a, b) = (b, c);
     }
-    (votes.bits(), sketch.finish())
+    sketch.finish()
 }
 
-/// Gives `g` the words of `piece` as [`simhash`] splits and hashes them
+/// Gives `add` the hash of each of `text`'s word shingles, in order (one
+/// shingle of what there is for a text of fewer than [`SHINGLE`] words;
+/// none for a text without words), and with `feed` feeds its text hash in
+/// the same pass ([`walk`]).
+#[inline(always)]
+fn each_shingle(text: &str, feed: Option<&mut Feed>, mut add: impl FnMut(u64)) {
+    let mut s = Shingles::new();
+    walk(text, feed, |h| {
+        if let Some(x) = s.word(mix(h)) {
+            add(x);
+        }
+    });
+    if let Some(x) = s.short() {
+        add(x);
+    }
+}
+
+/// Gives `g` the words of `piece` as the shingles' split reads and hashes them
 /// (FNV-1a of the lowercase; words of digits alone left out), and tells
 /// whether it holds white space. Any two texts joined by white space (or
 /// by anything that is neither a letter nor a digit) have the words of
@@ -384,7 +394,7 @@ pub(crate) fn piece_words(piece: &str, g: impl FnMut(u64)) -> bool {
         .any(|(i, c)| SPACE_CLASS[usize::from(c)] != 0 && space_at(piece, i).is_some())
 }
 
-/// The words of `text` for the SimHash, each given to `word` as the FNV-1a
+/// The words of `text` for its shingles, each given to `word` as the FNV-1a
 /// of its lowercase (words of digits alone left out), and with `feed`, its
 /// text hash fed there in the same pass: every byte the words' split looks
 /// at anyway is also asked whether it is white space that the text hash
@@ -507,10 +517,8 @@ fn walk(text: &str, mut feed: Option<&mut Feed>, mut word: impl FnMut(u64)) {
     }
 }
 
-/// The shingles of a text's words, as they come, and their votes.
+/// The window of a text's words, as they come, that makes its shingles.
 struct Shingles {
-    votes: Votes,
-    sketch: Sketch,
     window: [u64; SHINGLE],
     words: usize,
 }
@@ -518,38 +526,26 @@ struct Shingles {
 impl Shingles {
     fn new() -> Shingles {
         Shingles {
-            votes: Votes::new(),
-            sketch: Sketch::new(),
             window: [0; SHINGLE],
             words: 0,
         }
     }
 
-    /// The next word's hash.
+    /// The next word's hash; the hash of the shingle it ends, if it ends
+    /// one.
     #[inline]
-    fn word(&mut self, hash: u64) {
-        // A text's votes are capped only by u32 (4 G shingles are far
-        // beyond any body nlpc-fetch keeps): the words after are left out.
-        if self.votes.n == u32::MAX {
-            return;
-        }
+    fn word(&mut self, hash: u64) -> Option<u64> {
         self.window.rotate_left(1);
         self.window[SHINGLE - 1] = hash;
-        self.words += 1;
-        if self.words >= SHINGLE {
-            let h = shingle_hash(&self.window);
-            self.votes.add(h);
-            self.sketch.add(h);
-        }
+        self.words = self.words.saturating_add(1);
+        (self.words >= SHINGLE).then(|| shingle_hash(&self.window))
     }
 
-    fn finish(mut self) -> (u64, Signature) {
-        if self.words > 0 && self.words < SHINGLE {
-            let h = shingle_hash(&self.window[SHINGLE - self.words..]);
-            self.votes.add(h);
-            self.sketch.add(h);
-        }
-        (self.votes.bits(), self.sketch.finish())
+    /// The one shingle of a text of fewer than [`SHINGLE`] words, but
+    /// none: a text of more had all its shingles from [`Shingles::word`].
+    fn short(&self) -> Option<u64> {
+        (self.words > 0 && self.words < SHINGLE)
+            .then(|| shingle_hash(&self.window[SHINGLE - self.words..]))
     }
 }
 
@@ -658,9 +654,9 @@ mod tests {
         mix(h)
     }
 
-    /// The fingerprint as first written, a vote and an update a word, for
-    /// the faster code to be held to.
-    fn reference(text: &str) -> ([u8; 16], u64) {
+    /// The fingerprint as first written, an update a word, for the faster
+    /// code to be held to: the text hash and the hashes of the shingles.
+    fn reference(text: &str) -> ([u8; 16], Vec<u64>) {
         let mut h = blake3::Hasher::new();
         for (i, w) in text.split_whitespace().enumerate() {
             if i > 0 {
@@ -670,16 +666,9 @@ mod tests {
         }
         let mut hash = [0; 16];
         hash.copy_from_slice(&h.finalize().as_bytes()[..16]);
-        let mut ones = [0u64; 64];
-        let mut n = 0u64;
+        let mut shingles = Vec::new();
         let mut window = [0u64; SHINGLE];
         let mut words = 0usize;
-        let mut vote = |h: u64| {
-            for (i, o) in ones.iter_mut().enumerate() {
-                *o += (h >> i) & 1;
-            }
-            n += 1;
-        };
         for w in text
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
@@ -691,19 +680,41 @@ mod tests {
             window[SHINGLE - 1] = word_hash(w);
             words += 1;
             if words >= SHINGLE {
-                vote(shingle_hash(&window));
+                shingles.push(shingle_hash(&window));
             }
         }
         if words > 0 && words < SHINGLE {
-            vote(shingle_hash(&window[SHINGLE - words..]));
+            shingles.push(shingle_hash(&window[SHINGLE - words..]));
         }
+        (hash, shingles)
+    }
+
+    /// The SimHash of these shingles, a vote a bit at a time.
+    fn votes_of(shingles: &[u64]) -> u64 {
+        let mut ones = [0u64; 64];
+        for h in shingles {
+            for (i, o) in ones.iter_mut().enumerate() {
+                *o += (h >> i) & 1;
+            }
+        }
+        let n = shingles.len() as u64;
         let mut sim = 0u64;
         for (i, o) in ones.iter().enumerate() {
             if 2 * o > n {
                 sim |= 1 << i;
             }
         }
-        (hash, sim)
+        sim
+    }
+
+    /// The MinHash signature of these shingles (`minhash::Sketch`, whose
+    /// own tests hold it to its definition).
+    fn sketch_of(shingles: &[u64]) -> Signature {
+        let mut s = Sketch::new();
+        for &h in shingles {
+            s.add(h);
+        }
+        s.finish()
     }
 
     /// Every character's hash is FNV-1a of its lowercase as the standard
@@ -754,11 +765,13 @@ mod tests {
             texts.push(s);
         }
         for t in &texts {
-            let (hash, sim) = reference(t);
+            let (hash, shingles) = reference(t);
             assert_eq!(text_hash(t), hash, "{:?}", t.get(..40));
-            assert_eq!(simhash(t), sim, "{:?}", t.get(..40));
+            assert_eq!(simhash(t), votes_of(&shingles), "{:?}", t.get(..40));
             let both = Fingerprint::of(t);
-            assert_eq!((both.text, both.simhash), (hash, sim), "{:?}", t.get(..40));
+            let sig = sketch_of(&shingles);
+            assert_eq!((both.text, both.minhash), (hash, sig), "{:?}", t.get(..40));
+            assert_eq!(minhash(t), sig, "{:?}", t.get(..40));
         }
     }
 
@@ -922,8 +935,7 @@ mod tests {
                 Fingerprint::of(t),
                 Fingerprint {
                     text: reference::text_hash(t),
-                    simhash: reference::simhash(t),
-                    minhash: minhash(t),
+                    minhash: sketch_of(&reference(t).1),
                 },
                 "{:?}",
                 t.get(..60)
@@ -936,25 +948,31 @@ mod tests {
     }
 
     /// Short texts of hostile characters, each checked against both
-    /// definitions (and the text hash, alone and in the one pass with the
-    /// SimHash, against the first): ASCII letters of both cases and digits beside
+    /// definitions of the SimHash, and the fingerprint (the text hash and
+    /// the MinHash in one pass) against the first: ASCII letters of both
+    /// cases and digits beside
     /// apostrophes, punctuation, controls, NUL and DEL; two-byte letters,
     /// digits, signs and spaces; three- and four-byte letters, digits and
     /// marks; runs of a few letters ending at every place in an eight-byte
     /// load and at the text's end, and random code points.
     #[test]
-    fn simhash_is_the_reference_on_hostile_text() {
+    fn fingerprint_is_the_reference_on_hostile_text() {
         let mut words = 0usize;
         let mut empty = 0usize;
         for t in hostile_texts() {
-            let (hash, want) = reference(&t);
+            let (hash, shingles) = reference(&t);
+            let want = votes_of(&shingles);
             assert_eq!(simhash(&t), want, "{t:?}");
             assert_eq!(reference::simhash(&t), want, "{t:?}");
             assert_eq!(text_hash(&t), hash, "{t:?}");
             let both = Fingerprint::of(&t);
-            assert_eq!((both.text, both.simhash), (hash, want), "{t:?}");
-            words += usize::from(want != 0);
-            empty += usize::from(want == 0);
+            assert_eq!(
+                (both.text, both.minhash),
+                (hash, sketch_of(&shingles)),
+                "{t:?}"
+            );
+            words += usize::from(!shingles.is_empty());
+            empty += usize::from(shingles.is_empty());
         }
         // Both texts with words and texts without were made.
         assert!(words > 15_000 && empty > 1000, "{words} {empty}");
@@ -1064,10 +1082,10 @@ mod tests {
         texts
     }
 
-    /// The words' split that reads each word for the SimHash on its way
+    /// The words' split that reads each word for the shingles on its way
     /// (`words::words_hashed`) and the fingerprint made from blocks and
     /// those words (`Fingerprint::of_blocks`) against the definitions: the
-    /// same words for the dictionary, the same SimHash words, the right
+    /// same words for the dictionary, the same shingles' words, the right
     /// answer to whether a text is normalised, the same fingerprint.
     #[test]
     fn words_read_once_give_the_reference_fingerprint() {
@@ -1118,8 +1136,9 @@ mod tests {
             let mut whole = Vec::new();
             piece_words(t, |h| whole.push(h));
             assert_eq!(hashes, whole, "{t:?}");
-            let (hash, sim) = reference(t);
-            assert_eq!(simhash_of_words(hashes.iter().copied()), sim, "{t:?}");
+            let (hash, shingles) = reference(t);
+            let sig = sketch_of(&shingles);
+            assert_eq!(minhash_of_words(hashes.iter().copied()), sig, "{t:?}");
             let normalised = t.split_whitespace().collect::<Vec<_>>().join(" ");
             assert_eq!(is_normal, *t == normalised, "{t:?}");
             normal += usize::from(is_normal);
@@ -1130,7 +1149,7 @@ mod tests {
             for told in [is_normal, false] {
                 let f =
                     Fingerprint::of_blocks([(t.as_str(), told)], one.len(), hashes.iter().copied());
-                assert_eq!((f.text, f.simhash), (hash, sim), "{t:?}");
+                assert_eq!((f.text, f.minhash), (hash, sig), "{t:?}");
             }
         }
         assert!(normal > 2000 && not > 10_000, "{normal} {not}");
@@ -1149,9 +1168,13 @@ mod tests {
                     main.push('\n');
                 }
             }
-            let (hash, sim) = reference(&main);
+            let (hash, shingles) = reference(&main);
             let f = Fingerprint::of_blocks(blocks, main.len(), hashes);
-            assert_eq!((f.text, f.simhash), (hash, sim), "{main:?}");
+            assert_eq!(
+                (f.text, f.minhash),
+                (hash, sketch_of(&shingles)),
+                "{main:?}"
+            );
         }
     }
 

@@ -154,8 +154,8 @@ const ASCII_RUN: [u8; 256] = {
 /// a word joins the one before it (WB5, WB8 to WB10), and the mark, if
 /// any, neither joins it (no letter or digit follows) nor is a word. The
 /// word's end, where to go on, its kinds and, with `HASH`, its hash for
-/// the SimHash: such a word is also one run of letters and digits, the
-/// SimHash's word, whose FNV-1a of the lowercase is taken on the way.
+/// the shingles: such a word is also one run of letters and digits, a
+/// shingle's word, whose FNV-1a of the lowercase is taken on the way.
 // Inlined into the loop of `words`, which calls it for nearly every word.
 #[inline(always)]
 fn plain_piece<const HASH: bool>(
@@ -185,7 +185,7 @@ fn plain_piece<const HASH: bool>(
                     return None;
                 }
                 if HASH {
-                    // The lowercase's bytes, as the SimHash's own split
+                    // The lowercase's bytes, as the shingles' own split
                     // hashes them (an entry of no bytes, which the table's
                     // test rules out, is left to that split).
                     let e = lower::of(low, c, c1).filter(|e| e.len != 0)?;
@@ -234,11 +234,11 @@ pub(crate) fn words<'t>(text: &'t str, f: impl FnMut(&'t str, Kinds)) {
     split::<false>(text, f, |_| {});
 }
 
-/// [`words`], and the words of the SimHash (`fingerprint`: runs of
+/// [`words`], and the words of the shingles (`fingerprint`: runs of
 /// letters and digits, not of digits alone) given to `g` in order as the
 /// FNV-1a of their lowercase, as `fingerprint::piece_words` finds them:
-/// the two splits read the same pass, and the SimHash of a text is then
-/// made from these hashes alone (`fingerprint::simhash_of_words`). True
+/// the two splits read the same pass, and the MinHash of a text is then
+/// made from these hashes alone (`fingerprint::minhash_of_words`). True
 /// when `text` is normalised for the text hash: its words with one space
 /// between them, and no other white space (`char::is_whitespace`).
 pub(crate) fn words_hashed<'t>(
@@ -250,7 +250,7 @@ pub(crate) fn words_hashed<'t>(
 }
 
 /// [`words`], and with `HASH` [`words_hashed`]. ASCII white space parts
-/// the SimHash's words too, so a piece's words in that split are its own:
+/// the shingles' words too, so a piece's words in that split are its own:
 /// a plain piece's one word is hashed where it is read, any other piece
 /// is handed whole to `fingerprint::piece_words` once its end is known.
 /// Whether the text is normalised is told from its ASCII white space (one
@@ -312,7 +312,7 @@ fn split<'t, const HASH: bool>(
         if i == piece_start {
             if let Some((end, next, kinds, h)) = plain_piece::<HASH>(b, i, low) {
                 f(&text[i..end], kinds);
-                // Words of digits alone are not the SimHash's.
+                // Words of digits alone are not the shingles'.
                 if HASH && kinds.letter {
                     g(h);
                 }

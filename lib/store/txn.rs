@@ -525,6 +525,50 @@ impl<'s> Write<'s> {
             .map_err(|e| self.store.err("cannot write table", e))
     }
 
+    /// For each `(prefix, key)` of `walks` in turn: walks the free-form
+    /// table's entries whose keys start with `prefix` (`f` is given the
+    /// pair's place in `walks` and each entry's key; false stops that
+    /// walk), and then, unless `f` stopped it, puts `key` with an empty
+    /// value. One cursor serves every walk and put, so a key that sorts
+    /// among the entries just walked is put without a second search from
+    /// the root of the tree.
+    pub fn table_walk_enter<P: AsRef<[u8]>, K: AsRef<[u8]>>(
+        &mut self,
+        t: Table,
+        walks: &[(P, K)],
+        mut f: impl FnMut(usize, &[u8]) -> Result<bool>,
+    ) -> Result<()> {
+        let store = self.store;
+        let mut cur = self
+            .txn
+            .open_rw_cursor(store.table(t))
+            .map_err(|e| store.err("cannot open cursor", e))?;
+        for (i, (prefix, key)) in walks.iter().enumerate() {
+            let prefix = prefix.as_ref();
+            let mut stopped = false;
+            let iter = if prefix.is_empty() {
+                cur.iter_start()
+            } else {
+                cur.iter_from(prefix)
+            };
+            for item in iter {
+                let (k, _) = item.map_err(|e| store.err("cannot walk table", e))?;
+                if !k.starts_with(prefix) {
+                    break;
+                }
+                if !f(i, k)? {
+                    stopped = true;
+                    break;
+                }
+            }
+            if !stopped {
+                cur.put(key, &[], lmdb::WriteFlags::empty())
+                    .map_err(|e| store.err("cannot write table", e))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Removes a value from one of the free-form tables; absent is fine.
     pub fn table_del(&mut self, t: Table, key: &[u8]) -> Result<()> {
         match self.txn.del(self.store.table(t), &key, None) {

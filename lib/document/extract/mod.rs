@@ -112,7 +112,7 @@ struct Judged {
     class: Class,
     /// The class before neighbours were asked.
     alone: Class,
-    /// Its words with a letter, and its SimHash words, in the page's
+    /// Its words with a letter, and its shingles' words, in the page's
     /// lists of them, when they are kept.
     letters: std::ops::Range<usize>,
     hashes: std::ops::Range<usize>,
@@ -140,7 +140,7 @@ fn measure(raw: Raw, noted: Option<&mut Noted>) -> Judged {
         }
     };
     let (letters, hashes, normal) = match noted {
-        // The dictionary's words and the SimHash's, noted in the same
+        // The dictionary's words and the shingles', noted in the same
         // pass over the words for after the main text is known.
         Some(Noted { letters, hashes }) => {
             let from = (letters.len(), hashes.len());
@@ -494,7 +494,7 @@ fn language(js: &[Judged]) -> Option<usize> {
 }
 
 /// The page's title and its blocks judged; with `noted`, the words of
-/// every block the dictionary counts and the SimHash's are noted there.
+/// every block the dictionary counts and the shingles' are noted there.
 fn judge<S: Sink>(
     doc: &str,
     mode: Mode,
@@ -553,7 +553,7 @@ pub fn main_text_with<S: Sink>(doc: &str, kind: DocKind, also: &mut S) -> MainTe
 }
 
 /// [`main_text_with`], and the words of the main text the dictionary
-/// counts and the SimHash's, noted in the pass that reads the blocks'
+/// counts and the shingles', noted in the pass that reads the blocks'
 /// words for their stop words: [`Tally::ratio`] gives the dictionary's
 /// ratio over the main text, or over its sample, and [`Tally::fingerprint`]
 /// its fingerprint, without a second pass. None for plain text, which is

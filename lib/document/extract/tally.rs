@@ -2,8 +2,8 @@
 //! words of the main text that the dictionary counts, at their places in
 //! the main text, so that its ratio (over the whole text, or over the
 //! sample of a long one) needs no second cut of the text into words, and
-//! only the words that ratio is over are looked up; and the SimHash's
-//! words of the main text, so that its fingerprint needs no second pass
+//! only the words that ratio is over are looked up; and the words of the
+//! main text's shingles, so that its fingerprint needs no second pass
 //! over its letters either.
 
 use std::ops::Range;
@@ -18,7 +18,7 @@ use crate::document::words::Kinds;
 pub(crate) struct Noted {
     /// Words with a letter ([`note`]).
     pub(crate) letters: Vec<Span>,
-    /// The SimHash's words (`words::words_hashed`).
+    /// The shingles' words (`words::words_hashed`).
     pub(crate) hashes: Vec<u64>,
 }
 
@@ -86,7 +86,7 @@ pub(crate) fn note(spans: &mut Vec<Span>, text: &str, w: &str, kinds: Kinds) {
 }
 
 /// The dictionary's words of a main text (`MainText::text()`), in order,
-/// and its SimHash's.
+/// and its shingles'.
 #[derive(Debug, Default)]
 pub struct Tally {
     /// The words of every block of the page, at their places in their
@@ -104,7 +104,7 @@ struct Block {
     /// Where it starts in the main text, and its bytes.
     at: usize,
     len: usize,
-    /// Its words in `Noted::letters`, and its SimHash words in
+    /// Its words in `Noted::letters`, and its shingles' words in
     /// `Noted::hashes`.
     letters: Range<usize>,
     hashes: Range<usize>,
@@ -149,7 +149,7 @@ impl Tally {
     }
 
     /// `Fingerprint::of(text)`, where `text` is the main text these words
-    /// are of: its SimHash from the words noted, its text hash read from
+    /// are of: its MinHash from the words noted, its text hash read from
     /// it. A text that is not the one noted is read itself.
     pub fn fingerprint(&self, text: &str) -> Fingerprint {
         let b = text.as_bytes();

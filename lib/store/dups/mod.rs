@@ -41,7 +41,9 @@
 //!
 //! What one page costs is bounded, however large its cluster: at most
 //! [`MAX_BUCKET`] entries read in each band and [`MAX_CANDIDATES`]
-//! signatures weighed.
+//! signatures weighed. A page placed reads its buckets and enters them
+//! through one cursor, in band order, so each entry is put where its
+//! bucket's walk left the cursor, without a second search of the tree.
 //!
 //! Entries written before the signatures (a SimHash in place of the
 //! signature, and `b` band entries of the SimHash's four 16-bit bands)
@@ -233,8 +235,11 @@ fn text_key(h: &[u8; 16]) -> Vec<u8> {
     k
 }
 
+/// Bytes of a bucket's prefix.
+const BUCKET_LEN: usize = 6;
+
 /// A bucket's prefix: `l`, the band's number, its key.
-fn bucket(band: usize, sig: &Signature) -> [u8; 6] {
+fn bucket(band: usize, sig: &Signature) -> [u8; BUCKET_LEN] {
     let b = sig.band(band).to_be_bytes();
     // band < BANDS = 32.
     [LSH, band as u8, b[0], b[1], b[2], b[3]]
@@ -367,58 +372,96 @@ fn member_keys(v: &impl View, first: &Key) -> Result<Vec<Key>> {
 pub const MAX_NEAR: usize = 16;
 
 /// What looking up a signature found: the pages at least `min` percent
-/// alike, with their similarity (at most [`MAX_NEAR`]), the bucket
-/// entries read, and the bands whose bucket is full.
+/// alike, with their similarity and entry (at most [`MAX_NEAR`]), and the
+/// bucket entries read.
 struct Found {
-    near: Vec<(Key, u32)>,
+    near: Vec<(Key, u32, Doc)>,
     read: usize,
-    full: Vec<bool>,
+}
+
+/// The pages met in a signature's buckets, as their walks find them.
+struct Met {
+    /// Each band's, at most [`MAX_BUCKET`].
+    keys: Vec<Vec<Key>>,
+    read: usize,
+    /// A bucket entry that is not one.
+    bad: Option<Vec<u8>>,
+}
+
+impl Met {
+    fn new() -> Met {
+        Met {
+            keys: vec![Vec::new(); BANDS],
+            read: 0,
+            bad: None,
+        }
+    }
+
+    /// Entry `k` of band `band`'s bucket; false when the walk is to stop
+    /// (the bucket is full, or the entry bad).
+    fn visit(&mut self, band: usize, k: &[u8]) -> bool {
+        self.read += 1;
+        let key = k
+            .get(BUCKET_LEN..)
+            .and_then(|b| <[u8; KEY_LEN]>::try_from(b).ok());
+        match (key, self.keys.get_mut(band)) {
+            (Some(key), Some(m)) => {
+                m.push(Key(key));
+                m.len() < MAX_BUCKET
+            }
+            _ => {
+                self.bad = Some(k.to_vec());
+                false
+            }
+        }
+    }
+}
+
+/// Each band's walk of a page's buckets, in band order (their keys'
+/// order), with the entry that puts the page under `key` in it.
+fn bucket_walks(sig: &Signature, key: &Key) -> Vec<([u8; BUCKET_LEN], Vec<u8>)> {
+    (0..BANDS)
+        .map(|band| (bucket(band, sig), bucket_key(band, sig, key)))
+        .collect()
 }
 
 /// The pages whose signatures are at least `min` percent like `sig`, `not`
 /// excluded: every band's bucket read (at most [`MAX_BUCKET`] entries of
 /// each), and at most [`MAX_CANDIDATES`] of the pages met there weighed.
 fn near_pages(v: &impl View, sig: &Signature, min: u32, not: &Key) -> Result<Found> {
+    let mut met = Met::new();
+    if !sig.is_none() {
+        for (band, (prefix, _)) in bucket_walks(sig, not).iter().enumerate() {
+            v.dups_walk(prefix, &mut |k, _| Ok(met.visit(band, k)))?;
+        }
+    }
+    weigh(v, met, sig, min, not)
+}
+
+/// [`near_pages`] of what the walks of `sig`'s buckets met.
+fn weigh(v: &impl View, met: Met, sig: &Signature, min: u32, not: &Key) -> Result<Found> {
+    if let Some(k) = &met.bad {
+        return Err(v.dups_corrupt(k, "bad bucket entry"));
+    }
     let mut found = Found {
         near: Vec::new(),
-        read: 0,
-        full: vec![false; BANDS],
+        read: met.read,
     };
-    if sig.is_none() {
-        return Ok(found);
-    }
     let mut seen: Vec<Key> = Vec::new();
-    for band in 0..BANDS {
-        let prefix = bucket(band, sig);
-        let mut in_bucket = 0;
-        let mut met = Vec::new();
-        v.dups_walk(&prefix, &mut |k, _| {
-            found.read += 1;
-            in_bucket += 1;
-            let key = k
-                .get(prefix.len()..)
-                .and_then(|b| <[u8; KEY_LEN]>::try_from(b).ok())
-                .map(Key)
-                .ok_or_else(|| v.dups_corrupt(k, "bad bucket entry"))?;
-            met.push(key);
-            Ok(in_bucket < MAX_BUCKET)
-        })?;
-        found.full[band] = in_bucket >= MAX_BUCKET;
-        for key in met {
-            if key == *not
-                || seen.contains(&key)
-                || seen.len() >= MAX_CANDIDATES
-                || found.near.len() >= MAX_NEAR
-            {
-                continue;
-            }
-            seen.push(key);
-            let doc = get_doc(v, &key)?
-                .ok_or_else(|| v.dups_corrupt(&key.0, "bucket entry without a page"))?;
-            let s = doc.sig.map_or(0, |o| o.similarity(sig));
-            if s >= min {
-                found.near.push((key, s));
-            }
+    for key in met.keys.into_iter().flatten() {
+        // Past either bound nothing more is weighed.
+        if seen.len() >= MAX_CANDIDATES || found.near.len() >= MAX_NEAR {
+            break;
+        }
+        if key == *not || seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let doc = get_doc(v, &key)?
+            .ok_or_else(|| v.dups_corrupt(&key.0, "bucket entry without a page"))?;
+        let s = doc.sig.map_or(0, |o| o.similarity(sig));
+        if s >= min {
+            found.near.push((key, s, doc));
         }
     }
     Ok(found)
@@ -508,11 +551,14 @@ fn upgrade(w: &mut Write<'_>, key: &Key, d: Doc, sig: Signature) -> Result<()> {
     };
     w.table_put(Table::Dups, &doc_key(key), &new.encode())?;
     if !sig.is_none() && d.mark.is_none_or(|m| m.kind == Kind::Near) {
-        for band in 0..BANDS {
-            if bucket_count(w, band, &sig)? < MAX_BUCKET {
-                w.table_put(Table::Dups, &bucket_key(band, &sig, key), &[])?;
-            }
-        }
+        let mut n = [0usize; BANDS];
+        w.table_walk_enter(Table::Dups, &bucket_walks(&sig, key), |band, _| {
+            let c = n.get_mut(band).map_or(MAX_BUCKET, |c| {
+                *c += 1;
+                *c
+            });
+            Ok(c < MAX_BUCKET)
+        })?;
     }
     Ok(())
 }
@@ -611,23 +657,33 @@ fn place(
             });
         }
     }
-    let mut full = vec![false; BANDS];
-    // An exact copy needs no lookup: it goes into no bucket.
-    if let Some(sig) = sig.as_ref().filter(|_| mark.is_none()) {
-        let found = near_pages(w, sig, min, key)?;
-        full = found.full;
+    // An exact copy needs no lookup: it goes into no bucket. Any other
+    // page with words goes into each of its buckets that has room, put
+    // there as each is read (whatever its mark, which only a near copy
+    // has).
+    if let Some(sig) = sig.as_ref().filter(|s| mark.is_none() && !s.is_none()) {
+        let mut met = Met::new();
+        w.table_walk_enter(Table::Dups, &bucket_walks(sig, key), |band, k| {
+            Ok(met.visit(band, k))
+        })?;
+        let found = weigh(w, met, sig, min, key)?;
         // The clusters of the pages alike, by their first copies; the
-        // earliest first copy wins.
+        // earliest first copy wins. Pages alike are mostly of one
+        // cluster, whose first copy is read once.
         let mut best: Option<(u64, Key, u32)> = None;
-        for (k, s) in found.near {
-            let Some(doc) = get_doc(w, &k)? else {
-                return Err(w.dups_corrupt(&k.0, "bucket entry without a page"));
-            };
+        let mut firsts: Vec<(Key, Doc)> = Vec::new();
+        for (k, s, doc) in found.near {
             let (first, fdoc) = match doc.mark {
                 None => (k, doc),
-                Some(m) => match get_doc(w, &m.first)? {
-                    Some(f) => (m.first, f),
-                    None => return Err(w.dups_corrupt(&k.0, "duplicate of a page not indexed")),
+                Some(m) => match firsts.iter().find(|(f, _)| *f == m.first) {
+                    Some(&(_, f)) => (m.first, f),
+                    None => match get_doc(w, &m.first)? {
+                        Some(f) => {
+                            firsts.push((m.first, f));
+                            (m.first, f)
+                        }
+                        None => return Err(w.dups_corrupt(&k.0, "duplicate of a page not indexed")),
+                    },
                 },
             };
             if best.is_none_or(|(s, _, _)| fdoc.seq < s) {
@@ -651,17 +707,6 @@ fn place(
         mark,
     };
     w.table_put(Table::Dups, &doc_key(key), &doc.encode())?;
-    // Exact copies are found through their first copy's text; the rest
-    // go into the buckets that have room.
-    if let Some(sig) = sig.filter(|s| !s.is_none()) {
-        if mark.is_none_or(|m| m.kind == Kind::Near) {
-            for (band, full) in full.iter().enumerate() {
-                if !full {
-                    w.table_put(Table::Dups, &bucket_key(band, &sig, key), &[])?;
-                }
-            }
-        }
-    }
     match &mark {
         Some(m) => w.table_put(Table::Dups, &member_key(&m.first, key), &[])?,
         None => w.table_put(Table::Dups, &text_key(&text), &key.0)?,
