@@ -1478,19 +1478,25 @@ fn exploring_pages_get_their_share_while_better_ones_wait() {
 }
 
 /// Runs nlpc-fetch over one address serving two hosts, four READY pages
-/// each, after planting twenty rejected verdicts for poor.test in the
-/// yield table; the paths in the order they were requested.
+/// each, after planting twenty rejected verdicts for poor.test and five
+/// accepted ones for good.test in the yield table; the paths in the order
+/// they were requested.
 fn fetch_order_by_yield(args: &[&str]) -> Vec<String> {
     let c = Crawl::new();
     let srv = Server::start("127.0.0.6");
     let st = c.store();
-    for i in 0..20 {
-        let mut r = Record::new(&srv.url("poor.test", &format!("/judged{i}.html")), 1);
-        r.state = State::Rejected;
-        let key = insert_new(&st, &r);
-        let mut w = st.write().unwrap();
-        nlpcrawl::store::harvest::judged(&mut w, &key, &r, 0).unwrap();
-        w.commit().unwrap();
+    for (host, state, n) in [
+        ("poor.test", State::Rejected, 20),
+        ("good.test", State::Verified, 5),
+    ] {
+        for i in 0..n {
+            let mut r = Record::new(&srv.url(host, &format!("/judged{i}.html")), 1);
+            r.state = state;
+            let key = insert_new(&st, &r);
+            let mut w = st.write().unwrap();
+            nlpcrawl::store::harvest::judged(&mut w, &key, &r, 100).unwrap();
+            w.commit().unwrap();
+        }
     }
     for i in 0..4 {
         for host in ["poor.test", "good.test"] {

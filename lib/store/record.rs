@@ -371,6 +371,15 @@ impl Record {
         std::str::from_utf8(r.take(n)?).map_err(|_| "URL is not UTF-8")
     }
 
+    /// Reads only the state of an encoded record: None when the bytes are
+    /// no record of this format.
+    pub fn decode_state(b: &[u8]) -> Option<State> {
+        match b {
+            [v, s, ..] if u32::from(*v) == FORMAT_VERSION => State::from_u8(*s),
+            _ => None,
+        }
+    }
+
     /// Reads only the physical address of an encoded record, for walks that
     /// sort records by address without paying for a full decode.
     pub fn decode_addr(b: &[u8]) -> Result<&str, &'static str> {

@@ -15,8 +15,8 @@ default, picks free ones). DIR gets:
     dnsmasq.conf hosts  the DNS server's configuration and its names
     web.json            ports, hosts, addresses, seeds and filters
     truth/seeds.txt     where a crawl starts
-    truth/verified.txt  what a correct crawl with the filters verifies,
-                        the calendar trap aside
+    truth/verified.txt  what a correct crawl with the filters and
+                        --filter-tunnel 0 verifies, the calendar trap aside
     truth/requested.txt every URL a correct crawl requests (robots.txt aside)
     truth/forbidden.txt every linked URL that robots.txt disallows
     truth/trap.txt      the trap's URL prefix and how many of its pages a

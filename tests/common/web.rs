@@ -175,13 +175,17 @@ impl Web {
     }
 
     /// The nlpcd options that crawl this web: its DNS server, private
-    /// addresses allowed, no politeness rest (loopback), its filters.
+    /// addresses allowed, no politeness rest (loopback), its filters, and
+    /// no tunnelling: the generator's truth is the strict focused crawl's
+    /// (tunnelling is tested in tests/scope.rs).
     pub fn nlpcd_args(&self) -> Vec<String> {
         [
             "--nameserver",
             &self.nameserver,
             "--allow-private",
             "--fetch-polite",
+            "0",
+            "--filter-tunnel",
             "0",
             "--filter-lang",
             &self.filter_lang,

@@ -9,10 +9,11 @@
 //! ([`crate::store::tunnel`]), up to [`CLASSES`] − 1. So a page of a host
 //! nobody has judged, even one found through a rejected page, comes before
 //! more pages of a host whose first pages were all rejected: the first may
-//! open a new host in the language, the second seldom does. A fill gives a
-//! host not judged yet one record of its class, its others a class as if
-//! judged without success: one look decides its standing before more of
-//! its pages are asked for. A fill leases class by class, best first.
+//! open a new host in the language, the second seldom does. A fill leases
+//! class by class, best first, and gives a host not judged yet one look,
+//! its best record; its others take a class as if judged without success
+//! ([`Look`]): one look decides its standing before more of its pages are
+//! asked for.
 //!
 //! Classes from [`EXPLORE`] on are exploration: pages of hosts with
 //! nothing accepted, and pages found only through rejected ones. They are
@@ -20,15 +21,17 @@
 //! they are never left out; but while better records wait, they get at
 //! most `--fetch-explore` of the leases ([`Share`]), measured over the
 //! last few hundred. When nothing better waits they get all the room.
+//! A fill walks only part of the index; the best records of the later
+//! classes it could not lease are kept for the next ([`Kept`]).
 //! Politeness is untouched: the order chooses among the requests allowed,
 //! never lets one go that is not.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::net::IpAddr;
 
 use crate::error::Result;
 use crate::store::harvest::{host_yield, Rule};
-use crate::store::record::Record;
+use crate::store::record::{Record, State};
 use crate::store::{tunnel, Key, Read};
 use crate::web::url;
 
@@ -46,10 +49,10 @@ const BASE: [u8; 4] = [0, 1, 3, 4];
 /// 1/ALPHA leases count.
 const ALPHA: f64 = 1.0 / 256.0;
 
-/// What a fill pass knows of each host: its standing, and for a host not
-/// judged yet whether one of its records was given its class already.
+/// What a fill pass knows of each host: its standing, and a number for
+/// it in the pass.
 #[derive(Default)]
-pub(super) struct Hosts(HashMap<String, (u8, bool)>);
+pub(super) struct Hosts(HashMap<String, (u8, u32)>);
 
 /// The class of standing `standing` for a record `hops` rejected pages
 /// away.
@@ -63,102 +66,112 @@ fn class_of(standing: u8, hops: u8) -> u8 {
     base.saturating_add(hops).min(CLASSES as u8 - 1)
 }
 
+/// A record of a host not judged yet: the host's number in the pass and
+/// the record's hops. A fill gives such a host one look, its best record;
+/// the others take [`Look::second`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Look {
+    pub host: u32,
+    hops: u8,
+}
+
+impl Look {
+    /// The class of the host's other records once one is leased: as if
+    /// judged with nothing accepted yet.
+    pub fn second(&self) -> u8 {
+        class_of(2, self.hops)
+    }
+}
+
 /// The class of READY record `k` in the focus order, first leased first
-/// (see the module comment); `hosts` holds what the pass has read. With
-/// it, the host when the record is the first look at a host not judged
-/// yet.
+/// (see the module comment), and its [`Look`] if its host is not judged
+/// yet; `hosts` holds what the pass has read.
 pub(super) fn class(
     rd: &Read,
     k: &Key,
     rule: Rule,
     hosts: &mut Hosts,
-) -> Result<(u8, Option<String>)> {
+) -> Result<(u8, Option<Look>)> {
     let host = rd.peek(k, |b| {
         Record::decode_url(b)
             .map(|u| url::host_of(u).to_owned())
             .ok()
     })?;
-    let (standing, first) = match host.flatten() {
-        Some(h) => {
-            let (standing, looked) = match hosts.0.get_mut(&h) {
-                Some(e) => e,
-                None => {
-                    let rank = rule.rank(&host_yield(rd, &h)?);
-                    hosts.0.entry(h.clone()).or_insert((rank, false))
-                }
-            };
-            match (*standing, std::mem::replace(looked, true)) {
-                (1, true) => (2, None),
-                (1, false) => (1, Some(h)),
-                (s, _) => (s, None),
+    let (standing, id) = match host.flatten() {
+        Some(h) => match hosts.0.get(&h) {
+            Some(e) => *e,
+            None => {
+                let rank = rule.rank(&host_yield(rd, &h)?);
+                let id = u32::try_from(hosts.0.len()).unwrap_or(u32::MAX);
+                hosts.0.insert(h, (rank, id));
+                (rank, id)
             }
-        }
-        None => (1, None),
+        },
+        None => (1, u32::MAX),
     };
     if standing == 0 {
         return Ok((0, None));
     }
-    Ok((class_of(standing, tunnel::hops(rd, k)?), first))
+    let hops = tunnel::hops(rd, k)?;
+    let look = (standing == 1).then_some(Look { host: id, hops });
+    Ok((class_of(standing, hops), look))
 }
 
-/// The most hosts [`Looks`] remembers.
-const LOOKS_CAP: usize = 1024;
+/// The most records [`Kept`] holds.
+const KEPT_CAP: usize = 512;
 
-/// Hosts not judged yet and one READY record of each, remembered from one
-/// fill to the next (at most [`LOOKS_CAP`]): a fill walks only part of the
-/// index, and without them a new host's first look would wait for the
-/// walk to come round to it while poorer records it saw took the room.
+/// The best READY records of the later classes fills saw but did not
+/// lease, kept from one fill to the next (at most [`KEPT_CAP`], the best
+/// classes first): a fill walks only part of the index, and without them a
+/// record of a better class (a new host's first look, say) would wait for
+/// the walk to come round to it again while poorer ones the walk saw took
+/// the room. They are classed again at each fill. Records of good hosts
+/// are not kept: they are most of the index, and the walk finds them.
 #[derive(Default)]
-pub(super) struct Looks(HashMap<String, (Key, IpAddr)>);
+pub(super) struct Kept(BTreeSet<(u8, Key, IpAddr)>);
 
-impl Looks {
-    /// Remembers `k` (at `a`) as the first look at `host`, unless one is
-    /// remembered already or the cap is reached.
-    pub fn remember(&mut self, host: String, k: Key, a: IpAddr) {
-        if self.0.len() < LOOKS_CAP {
-            self.0.entry(host).or_insert((k, a));
+impl Kept {
+    /// Keeps `k` (at `a`, of class `class`), dropping the worst kept record
+    /// past the cap.
+    pub fn keep(&mut self, class: u8, k: Key, a: IpAddr) {
+        self.0.insert((class, k, a));
+        if self.0.len() > KEPT_CAP {
+            self.0.pop_last();
         }
     }
 
-    /// The remembered records of hosts the pass did not see, with their
-    /// class, for hosts still not judged; hosts judged since are forgotten.
-    pub fn unseen(
-        &mut self,
-        rd: &Read,
-        rule: Rule,
-        hosts: &mut Hosts,
-    ) -> Result<Vec<(u8, Key, IpAddr)>> {
-        let mut out = Vec::new();
-        let mut judged = Vec::new();
-        for (h, (k, a)) in &self.0 {
-            let standing = match hosts.0.get(h) {
-                // Seen in the walk, which gave it its look if it needs one.
-                Some((s, _)) => {
-                    if *s != 1 {
-                        judged.push(h.clone());
-                    }
-                    continue;
-                }
-                None => rule.rank(&host_yield(rd, h)?),
-            };
-            hosts.0.insert(h.clone(), (standing, true));
-            if standing != 1 {
-                judged.push(h.clone());
-                continue;
-            }
-            out.push((class_of(1, tunnel::hops(rd, k)?), *k, *a));
-        }
-        for h in judged {
-            self.0.remove(&h);
-        }
-        Ok(out)
+    /// Takes the kept records out, for a fill to class again
+    /// ([`classed_again`]) once its walk is done.
+    pub fn drain(&mut self) -> Vec<(Key, IpAddr)> {
+        std::mem::take(&mut self.0)
+            .into_iter()
+            .map(|(_, k, a)| (k, a))
+            .collect()
     }
+}
 
-    /// Forgets the records a fill asked to lease, taken or not: one not
-    /// taken has left READY, or the walk will find it again.
-    pub fn asked(&mut self, keys: &HashSet<Key>) {
-        self.0.retain(|_, (k, _)| !keys.contains(k));
+/// A kept record classed again: its class, look, key and address.
+pub(super) type Again = (u8, Option<Look>, Key, IpAddr);
+
+/// Records an earlier fill kept ([`Kept::drain`]), classed now, except
+/// those the pass walked to itself (`walked`) and those no longer READY.
+pub(super) fn classed_again(
+    earlier: Vec<(Key, IpAddr)>,
+    rd: &Read,
+    rule: Rule,
+    hosts: &mut Hosts,
+    walked: &HashSet<Key>,
+) -> Result<Vec<Again>> {
+    let mut out = Vec::new();
+    for (k, a) in earlier {
+        if walked.contains(&k) || rd.peek(&k, Record::decode_state)?.flatten() != Some(State::Ready)
+        {
+            continue;
+        }
+        let (class, look) = class(rd, &k, rule, hosts)?;
+        out.push((class, look, k, a));
     }
+    Ok(out)
 }
 
 /// The share of recent leases that went to exploration, held to
@@ -232,40 +245,82 @@ mod tests {
         let rule = Rule::default();
         let rd = st.read().unwrap();
         let mut hosts = Hosts::default();
-        assert_eq!(
-            class(&rd, &a, rule, &mut hosts).unwrap(),
-            (1, Some("new.test".into()))
-        );
-        // Its second page waits for the first look's verdict.
-        assert_eq!(class(&rd, &b, rule, &mut hosts).unwrap(), (3, None));
+        let new = Look { host: 0, hops: 0 };
+        assert_eq!(class(&rd, &a, rule, &mut hosts).unwrap(), (1, Some(new)));
+        assert_eq!(class(&rd, &b, rule, &mut hosts).unwrap(), (1, Some(new)));
+        // Once the host has had its look, its other pages wait for the
+        // verdict as exploring ones.
+        assert_eq!(new.second(), 3);
         // Found through a rejected page: exploring, but before the above.
+        let far_look = Look { host: 1, hops: 1 };
         assert_eq!(
             class(&rd, &far, rule, &mut hosts).unwrap(),
-            (2, Some("far.test".into()))
+            (2, Some(far_look))
         );
-        // A later pass that does not walk to it still offers the look.
+        assert_eq!(far_look.second(), 4);
+        // A later fill that does not walk to them still offers them, best
+        // first, classed again.
         let addr: IpAddr = "127.0.0.9".parse().unwrap();
-        let mut looks = Looks::default();
-        looks.remember("new.test".into(), a, addr);
-        let got = looks.unseen(&rd, rule, &mut Hosts::default()).unwrap();
-        assert_eq!(got, vec![(1, a, addr)]);
+        let mut kept = Kept::default();
+        kept.keep(3, b, addr);
+        kept.keep(1, a, addr);
+        kept.keep(2, far, addr);
+        let earlier = kept.drain();
+        assert_eq!(earlier, vec![(a, addr), (far, addr), (b, addr)]);
+        let again = classed_again(earlier, &rd, rule, &mut Hosts::default(), &HashSet::new());
+        let (new, far_look) = (Look { host: 0, hops: 0 }, Look { host: 1, hops: 1 });
+        assert_eq!(
+            again.unwrap(),
+            vec![
+                (1, Some(new), a, addr),
+                (2, Some(far_look), far, addr),
+                (1, Some(new), b, addr)
+            ]
+        );
+        // Those the walk saw itself are not offered twice.
+        let walked = HashSet::from([a, b]);
+        let again = classed_again(
+            vec![(a, addr), (far, addr)],
+            &rd,
+            rule,
+            &mut Hosts::default(),
+            &walked,
+        );
+        let far_look = Look { host: 0, hops: 1 };
+        assert_eq!(again.unwrap(), vec![(2, Some(far_look), far, addr)]);
         drop(rd);
-        // Once its page is judged (rejected), the host is forgotten.
+        // Once its page is judged (rejected), the host's other page is an
+        // exploring one; a record no longer READY is dropped.
         let mut w = st.write().unwrap();
         let mut judged = Record::new("http://new.test/a", 1);
         judged.state = State::Rejected;
         crate::store::harvest::judged(&mut w, &a, &judged, 0).unwrap();
+        w.update(&a, &judged).unwrap();
         w.commit().unwrap();
         let rd = st.read().unwrap();
-        assert!(looks
-            .unseen(&rd, rule, &mut Hosts::default())
-            .unwrap()
-            .is_empty());
-        assert!(looks.0.is_empty());
-        // A fill that asked for a remembered record forgets it too.
-        looks.remember("far.test".into(), far, addr);
-        looks.asked(&HashSet::from([far]));
-        assert!(looks.0.is_empty());
+        let again = classed_again(
+            vec![(a, addr), (b, addr)],
+            &rd,
+            rule,
+            &mut Hosts::default(),
+            &HashSet::new(),
+        );
+        assert_eq!(
+            again.unwrap(),
+            vec![(3, None, b, addr)],
+            "none accepted at a first look"
+        );
+        // Past the cap, the worst class goes.
+        let mut kept = Kept::default();
+        for i in 0..KEPT_CAP as u16 {
+            let mut k = [0xff; crate::store::KEY_LEN];
+            k[..2].copy_from_slice(&i.to_be_bytes());
+            kept.keep(5, Key(k), addr);
+        }
+        kept.keep(1, a, addr);
+        let all = kept.drain();
+        assert_eq!(all.len(), KEPT_CAP);
+        assert_eq!(all[0], (a, addr));
     }
 
     #[test]

@@ -88,8 +88,8 @@ pub(super) struct Pacing {
     pub waiting_checked: Option<Instant>,
     /// The share of recent leases that explored (`focus`).
     pub explored: focus::Share,
-    /// New hosts' first looks, kept from one fill to the next (`focus`).
-    pub looks: focus::Looks,
+    /// Records of good classes fills saw but did not lease (`focus`).
+    pub kept: focus::Kept,
 }
 
 impl Pacing {
@@ -112,7 +112,7 @@ impl Pacing {
             fill_leased: false,
             waiting_checked: None,
             explored: focus::Share::new(explore),
-            looks: focus::Looks::default(),
+            kept: focus::Kept::default(),
         }
     }
 
@@ -268,7 +268,8 @@ impl Fetcher<'_> {
         let far_addrs = &self.pacing.far_addrs;
         let focus = self.cfg.focus;
         let explored = &mut self.pacing.explored;
-        let looks = &mut self.pacing.looks;
+        let kept = &mut self.pacing.kept;
+        let earlier = kept.drain();
         {
             let rd = self.d.store.read()?;
             let mut room: HashMap<IpAddr, usize> = self
@@ -283,9 +284,12 @@ impl Fetcher<'_> {
                 + self.cfg.hosts.saturating_sub(room.len()) * queue_cap(&policy, unspecified);
             // READY records of classes 1 and on ([`focus::class`]), leased
             // after the pass class by class if room is left.
-            let mut later: [Vec<(Key, State, IpAddr)>; focus::CLASSES - 1] = Default::default();
+            let mut later: [Vec<(Key, IpAddr, Option<focus::Look>)>; focus::CLASSES - 1] =
+                Default::default();
             // A record of a class before exploration was seen.
             let mut better_waiting = false;
+            // READY records the walk classed.
+            let mut walked: HashSet<Key> = HashSet::new();
             // Each host's standing, read once a pass.
             let mut hosts = focus::Hosts::default();
             let yield_rule = self.cfg.yield_rule;
@@ -333,13 +337,11 @@ impl Fetcher<'_> {
                         }
                     }
                     if focus && state == State::Ready {
-                        let (class, first) = focus::class(&rd, &k, yield_rule, &mut hosts)?;
-                        if let Some(h) = first {
-                            looks.remember(h, k, a);
-                        }
+                        let (class, look) = focus::class(&rd, &k, yield_rule, &mut hosts)?;
+                        walked.insert(k);
                         better_waiting |= class < focus::EXPLORE;
                         if class > 0 {
-                            later[usize::from(class - 1)].push((k, state, a));
+                            later[usize::from(class - 1)].push((k, a, look));
                             return Ok(true);
                         }
                     }
@@ -354,39 +356,59 @@ impl Fetcher<'_> {
                 self.pacing.resume[i] = if stopped { last } else { None };
             }
             if focus {
-                // New hosts the walk did not come to this time.
-                for (class, k, a) in looks.unseen(&rd, yield_rule, &mut hosts)? {
+                // The best records earlier fills saw, classed again.
+                for (class, look, k, a) in
+                    focus::classed_again(earlier, &rd, yield_rule, &mut hosts, &walked)?
+                {
                     if far_addrs.get(&a).is_some_and(|t| *t > horizon) {
+                        kept.keep(class, k, a);
                         continue;
                     }
                     better_waiting |= class < focus::EXPLORE;
-                    if let Some(l) = later.get_mut(usize::from(class).wrapping_sub(1)) {
-                        l.push((k, State::Ready, a));
+                    // One of a host shown good since goes now if it can;
+                    // the walk finds such records again.
+                    if class == 0 {
+                        if take_slot(&mut room, &mut free, &policy, a) {
+                            wanted.push((k, State::Ready, a));
+                            explored.leased(false);
+                        }
+                    } else if let Some(l) = later.get_mut(usize::from(class - 1)) {
+                        l.push((k, a, look));
                     }
                 }
             }
-            'classes: for (class, records) in (1..).zip(later) {
+            // Once the room is taken, or exploring is held to its share,
+            // the rest are kept for the next fill. A host not judged yet
+            // gets one look: its other records move to a later class.
+            let mut closed = false;
+            let mut looked: HashSet<u32> = HashSet::new();
+            for i in 0..later.len() {
+                let class = u8::try_from(i + 1).unwrap_or(u8::MAX);
                 let exploring = class >= focus::EXPLORE;
-                for (k, state, a) in records {
-                    if free == 0 {
-                        break 'classes;
+                for (k, a, look) in std::mem::take(&mut later[i]) {
+                    if let Some(l) = look.filter(|l| looked.contains(&l.host)) {
+                        let second = usize::from(l.second());
+                        if let Some(v) = later
+                            .get_mut(second.wrapping_sub(1))
+                            .filter(|_| second > i + 1)
+                        {
+                            v.push((k, a, None));
+                            continue;
+                        }
                     }
-                    if exploring && !explored.may_explore(better_waiting) {
-                        break 'classes;
-                    }
-                    if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
-                        continue;
-                    }
-                    if take_slot(&mut room, &mut free, &policy, a) {
-                        wanted.push((k, state, a));
+                    closed |= free == 0 || exploring && !explored.may_explore(better_waiting);
+                    let served = room.contains_key(&a) || room.len() < self.cfg.hosts;
+                    if !closed && served && take_slot(&mut room, &mut free, &policy, a) {
+                        wanted.push((k, State::Ready, a));
                         explored.leased(exploring);
+                        if let Some(l) = look {
+                            looked.insert(l.host);
+                        }
+                    } else {
+                        kept.keep(class, k, a);
                     }
                 }
             }
-        }
-        if focus {
-            let asked: HashSet<Key> = wanted.iter().map(|(k, _, _)| *k).collect();
-            self.pacing.looks.asked(&asked);
         }
         if wanted.is_empty() {
             return Ok(());
