@@ -13,7 +13,8 @@
 //! class by class, best first, and gives a host not judged yet one look,
 //! its best record; its others take a class as if judged without success
 //! ([`Look`]): one look decides its standing before more of its pages are
-//! asked for.
+//! asked for. First looks go to the hosts with more records in the part of
+//! the index the fill walked: more links lead to them.
 //!
 //! Classes from [`EXPLORE`] on are exploration: pages of hosts with
 //! nothing accepted, and pages found only through rejected ones. They are
@@ -50,9 +51,18 @@ const BASE: [u8; 4] = [0, 1, 3, 4];
 const ALPHA: f64 = 1.0 / 256.0;
 
 /// What a fill pass knows of each host: its standing, and a number for
-/// it in the pass.
+/// it in the pass; and, by that number, how many of its READY records the
+/// pass classed.
 #[derive(Default)]
-pub(super) struct Hosts(HashMap<String, (u8, u32)>);
+pub(super) struct Hosts(HashMap<String, (u8, u32)>, Vec<u32>);
+
+impl Hosts {
+    /// How many READY records of the host numbered `id` the pass classed:
+    /// for a host not judged yet, a measure of how many links lead to it.
+    pub fn seen(&self, id: u32) -> u32 {
+        self.1.get(id as usize).copied().unwrap_or(0)
+    }
+}
 
 /// The class of standing `standing` for a record `hops` rejected pages
 /// away.
@@ -98,15 +108,22 @@ pub(super) fn class(
             .ok()
     })?;
     let (standing, id) = match host.flatten() {
-        Some(h) => match hosts.0.get(&h) {
-            Some(e) => *e,
-            None => {
-                let rank = rule.rank(&host_yield(rd, &h)?);
-                let id = u32::try_from(hosts.0.len()).unwrap_or(u32::MAX);
-                hosts.0.insert(h, (rank, id));
-                (rank, id)
+        Some(h) => {
+            let (rank, id) = match hosts.0.get(&h) {
+                Some(e) => *e,
+                None => {
+                    let rank = rule.rank(&host_yield(rd, &h)?);
+                    let id = u32::try_from(hosts.0.len()).unwrap_or(u32::MAX);
+                    hosts.0.insert(h, (rank, id));
+                    hosts.1.push(0);
+                    (rank, id)
+                }
+            };
+            if let Some(n) = hosts.1.get_mut(id as usize) {
+                *n = n.saturating_add(1);
             }
-        },
+            (rank, id)
+        }
         None => (1, u32::MAX),
     };
     if standing == 0 {
@@ -258,6 +275,8 @@ mod tests {
             (2, Some(far_look))
         );
         assert_eq!(far_look.second(), 4);
+        // The pass counts each host's records: new.test has two.
+        assert_eq!((hosts.seen(0), hosts.seen(1), hosts.seen(7)), (2, 1, 0));
         // A later fill that does not walk to them still offers them, best
         // first, classed again.
         let addr: IpAddr = "127.0.0.9".parse().unwrap();

@@ -382,6 +382,10 @@ impl Fetcher<'_> {
             // gets one look: its other records move to a later class.
             let mut closed = false;
             let mut looked: HashSet<u32> = HashSet::new();
+            // First looks: the hosts more of the frontier points at first.
+            later[0].sort_by_key(|(_, _, look)| {
+                std::cmp::Reverse(look.map_or(0, |l| hosts.seen(l.host)))
+            });
             for i in 0..later.len() {
                 let class = u8::try_from(i + 1).unwrap_or(u8::MAX);
                 let exploring = class >= focus::EXPLORE;
