@@ -216,19 +216,22 @@ pub(super) fn walk_records<T: Transaction>(
     Ok(())
 }
 
-pub(super) fn table_get<T: Transaction>(
+/// `f` of the value under `key` in table `t`, read in place (no copy of
+/// it is made); None when there is none.
+pub(super) fn table_peek<T: Transaction, R>(
     store: &Store,
     txn: &T,
     t: Table,
     key: &[u8],
-) -> Result<Option<Vec<u8>>> {
+    f: impl FnOnce(&[u8]) -> R,
+) -> Result<Option<R>> {
     // A key LMDB cannot hold names no entry: asking for one (a host-keyed
     // table and a URL without a host) is an answer, not a failure.
     if key.is_empty() || key.len() > MAX_TABLE_KEY {
         return Ok(None);
     }
     match txn.get(store.table(t), &key) {
-        Ok(v) => Ok(Some(v.to_vec())),
+        Ok(v) => Ok(Some(f(v))),
         Err(lmdb::Error::NotFound) => Ok(None),
         Err(e) => Err(store.err("cannot read table", e)),
     }

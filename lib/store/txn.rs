@@ -98,7 +98,18 @@ macro_rules! view_methods {
 
         /// A value from one of the free-form tables.
         pub fn table_get(&self, t: Table, key: &[u8]) -> Result<Option<Vec<u8>>> {
-            table_get(self.store, &self.txn, t, key)
+            self.table_peek(t, key, <[u8]>::to_vec)
+        }
+
+        /// `f` of a value from one of the free-form tables, read where it
+        /// lies in the store: for values read often and kept in part.
+        pub fn table_peek<R>(
+            &self,
+            t: Table,
+            key: &[u8],
+            f: impl FnOnce(&[u8]) -> R,
+        ) -> Result<Option<R>> {
+            table_peek(self.store, &self.txn, t, key, f)
         }
 
         /// Walks a free-form table's entries whose keys start with `prefix`.

@@ -422,29 +422,37 @@ const SLOTS: usize = 2048;
 /// open-addressing table keyed by the word's bytes packed in a u128 (a
 /// word is at most [`LONGEST_BYTES`]): a lookup is a multiplication and a
 /// compare or two, where a hash map of strings hashed and compared bytes.
+/// Each slot also has a tag, more bits of the key's hash and never 0 in a
+/// slot in use: most words are on no list and their search ends on an
+/// empty slot's tag, in 2 KB of tags rather than 32 KB of keys.
 struct Table {
+    tags: Box<[u8; SLOTS]>,
     keys: Box<[u128; SLOTS]>,
     bits: Box<[u8; SLOTS]>,
 }
 
-/// The slot where key `k` starts its search.
+/// The slot where key `k` starts its search, and its tag.
 #[inline]
-fn home(k: u128) -> usize {
+fn home(k: u128) -> (usize, u8) {
     let x = (k as u64) ^ ((k >> 64) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (x.wrapping_mul(0xBF58_476D_1CE4_E5B9) >> (64 - SLOTS.trailing_zeros())) as usize
+    let h = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let slot_bits = SLOTS.trailing_zeros();
+    // The tag's bits are the ones below the slot's.
+    let tag = (h >> (64 - slot_bits - 8)) as u8 | 1;
+    ((h >> (64 - slot_bits)) as usize, tag)
 }
 
 impl Table {
     fn get(&self, k: u128) -> u8 {
-        let mut i = home(k);
+        let (mut i, tag) = home(k);
         loop {
-            let at = self.keys[i];
-            if at == k {
-                return self.bits[i];
-            }
-            // No word is empty, so 0 is no key.
-            if at == 0 {
+            let t = self.tags[i];
+            // A slot not in use ends the search.
+            if t == 0 {
                 return 0;
+            }
+            if t == tag && self.keys[i] == k {
+                return self.bits[i];
             }
             i = (i + 1) % SLOTS;
         }
@@ -455,6 +463,7 @@ fn table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {
         let mut t = Table {
+            tags: Box::new([0; SLOTS]),
             keys: Box::new([0; SLOTS]),
             bits: Box::new([0; SLOTS]),
         };
@@ -465,10 +474,11 @@ fn table() -> &'static Table {
                 let Some(k) = key(w.as_bytes()) else {
                     continue;
                 };
-                let mut i = home(k);
-                while t.keys[i] != 0 && t.keys[i] != k {
+                let (mut i, tag) = home(k);
+                while t.tags[i] != 0 && t.keys[i] != k {
                     i = (i + 1) % SLOTS;
                 }
+                t.tags[i] = tag;
                 t.keys[i] = k;
                 t.bits[i] |= 1 << l;
             }

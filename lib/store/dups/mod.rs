@@ -278,6 +278,10 @@ pub trait View {
     fn record_state(&self, key: &Key) -> Result<Option<(State, String)>>;
     #[doc(hidden)]
     fn dups_get(&self, k: &[u8]) -> Result<Option<Vec<u8>>>;
+    /// `f` of the entry under `k`, read in place: a page's entry is read
+    /// for each page met in its buckets, and a copy of it is not needed.
+    #[doc(hidden)]
+    fn dups_peek<R>(&self, k: &[u8], f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>>;
     #[doc(hidden)]
     fn dups_walk(&self, prefix: &[u8], f: &mut Visit<'_>) -> Result<()>;
     #[doc(hidden)]
@@ -293,6 +297,9 @@ macro_rules! view {
             fn dups_get(&self, k: &[u8]) -> Result<Option<Vec<u8>>> {
                 self.table_get(Table::Dups, k)
             }
+            fn dups_peek<R>(&self, k: &[u8], f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
+                self.table_peek(Table::Dups, k, f)
+            }
             fn dups_walk(&self, prefix: &[u8], f: &mut Visit<'_>) -> Result<()> {
                 self.table_walk(Table::Dups, prefix, f)
             }
@@ -307,9 +314,9 @@ view!(Write<'_>);
 
 fn get_doc(v: &impl View, key: &Key) -> Result<Option<Doc>> {
     let k = doc_key(key);
-    match v.dups_get(&k)? {
+    match v.dups_peek(&k, Doc::decode)? {
         None => Ok(None),
-        Some(b) => Doc::decode(&b)
+        Some(d) => d
             .map(Some)
             .ok_or_else(|| v.dups_corrupt(&k, "bad duplicate entry")),
     }
@@ -480,10 +487,10 @@ pub fn bucket_len(v: &Read<'_>, sig: &Signature, band: usize) -> Result<usize> {
 }
 
 fn next_seq(w: &mut Write<'_>) -> Result<u64> {
-    let n = match w.dups_get(SEQ)? {
-        Some(b) => <[u8; 8]>::try_from(b.as_slice())
+    let n = match w.dups_peek(SEQ, |b| <[u8; 8]>::try_from(b).ok())? {
+        Some(b) => b
             .map(u64::from_le_bytes)
-            .map_err(|_| w.dups_corrupt(SEQ, "bad duplicate counter"))?,
+            .ok_or_else(|| w.dups_corrupt(SEQ, "bad duplicate counter"))?,
         None => 0,
     };
     w.table_put(Table::Dups, SEQ, &n.saturating_add(1).to_le_bytes())?;
@@ -493,10 +500,10 @@ fn next_seq(w: &mut Write<'_>) -> Result<u64> {
 /// The similarity nlpc-vrfy last used, for placing members again (nlpc-up's
 /// pruning).
 fn similarity_in_use(v: &impl View) -> Result<Option<u32>> {
-    match v.dups_get(SIM)? {
+    match v.dups_peek(SIM, |b| <[u8; 1]>::try_from(b).ok())? {
         None => Ok(None),
-        Some(b) if b.len() == 1 => Ok(Some(u32::from(b[0]).clamp(MIN_SIMILARITY, 100))),
-        Some(_) => Err(v.dups_corrupt(SIM, "bad duplicate similarity")),
+        Some(Some([b])) => Ok(Some(u32::from(b).clamp(MIN_SIMILARITY, 100))),
+        Some(None) => Err(v.dups_corrupt(SIM, "bad duplicate similarity")),
     }
 }
 
@@ -647,8 +654,11 @@ fn place(
     min: u32,
 ) -> Result<Option<Mark>> {
     let mut mark = None;
-    if let Some(b) = w.dups_get(&text_key(&text))? {
-        let first = Key::from_slice(&b).ok_or_else(|| w.dups_corrupt(&b, "bad text entry"))?;
+    let first = w.dups_peek(&text_key(&text), |b| {
+        Key::from_slice(b).ok_or_else(|| b.to_vec())
+    })?;
+    if let Some(first) = first {
+        let first = first.map_err(|b| w.dups_corrupt(&b, "bad text entry"))?;
         if first != *key {
             mark = Some(Mark {
                 kind: Kind::Exact,
