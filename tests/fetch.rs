@@ -1379,9 +1379,10 @@ fn an_address_without_rest_is_kept_busy_while_its_next_records_are_leased() {
     assert_consistent(&st, true);
 }
 
-/// Runs nlpc-fetch over one address with eight READY pages, every other
-/// one marked as reached through a rejected page; the paths in the order
-/// they were requested, and which of them were tunnelled.
+/// Runs nlpc-fetch over one address with eight READY pages, each of a
+/// host of its own not judged yet, every other one marked as reached
+/// through a rejected page; the paths in the order they were requested,
+/// and which of them were tunnelled.
 fn fetch_order(args: &[&str]) -> (Vec<String>, Vec<String>) {
     let c = Crawl::new();
     let srv = Server::start("127.0.0.5");
@@ -1390,7 +1391,7 @@ fn fetch_order(args: &[&str]) -> (Vec<String>, Vec<String>) {
     for i in 0..8 {
         let path = format!("/f{i}.html");
         srv.route(&path, Reply::html(format!("<p>page {i}</p>")));
-        let key = plant_ready(&st, &srv.url("focus.test", &path), &srv.ip());
+        let key = plant_ready(&st, &srv.url(&format!("focus{i}.test"), &path), &srv.ip());
         if i % 2 == 1 {
             let mut w = st.write().unwrap();
             nlpcrawl::store::tunnel::reached(&mut w, &key, 1).unwrap();
@@ -1407,7 +1408,7 @@ fn fetch_order(args: &[&str]) -> (Vec<String>, Vec<String>) {
 
 #[test]
 fn focus_fetches_pages_reached_through_rejected_ones_last() {
-    let (order, tunnelled) = fetch_order(&["--fetch-burst", "2"]);
+    let (order, tunnelled) = fetch_order(&["--fetch-burst", "2", "--filter-lang", "lv"]);
     let first: Vec<&String> = order.iter().take(4).collect();
     assert!(
         first.iter().all(|p| !tunnelled.contains(p)),
@@ -1415,7 +1416,13 @@ fn focus_fetches_pages_reached_through_rejected_ones_last() {
     );
     // Without focus the order is the index's: here a tunnelled page
     // comes before some page reached from an accepted one.
-    let (order, tunnelled) = fetch_order(&["--fetch-burst", "2", "--fetch-no-focus"]);
+    let (order, tunnelled) = fetch_order(&[
+        "--fetch-burst",
+        "2",
+        "--filter-lang",
+        "lv",
+        "--fetch-no-focus",
+    ]);
     assert!(
         order.iter().take(4).any(|p| tunnelled.contains(p)),
         "the index order put every tunnelled page last: {order:?}"
@@ -1446,7 +1453,14 @@ fn explored_while_better_waited(args: &[&str]) -> usize {
         w.commit().unwrap();
     }
     drop(st);
-    let mut all = vec!["--fetch-polite", "0.1s", "--fetch-burst", "1"];
+    let mut all = vec![
+        "--fetch-polite",
+        "0.1s",
+        "--fetch-burst",
+        "1",
+        "--filter-lang",
+        "lv",
+    ];
     all.extend_from_slice(args);
     fetch_once(&c, &all);
     let better_hits = better.page_hits();
@@ -1514,14 +1528,20 @@ fn fetch_order_by_yield(args: &[&str]) -> Vec<String> {
 
 #[test]
 fn focus_fetches_pages_of_poor_hosts_last() {
-    let order = fetch_order_by_yield(&["--fetch-burst", "2"]);
+    let order = fetch_order_by_yield(&["--fetch-burst", "2", "--filter-lang", "lv"]);
     assert!(
         order.iter().take(4).all(|p| p.starts_with("/good.test/")),
         "a poor host's page among the first four: {order:?}"
     );
     // Without focus the order is the index's: here a poor host's page
     // comes before some of the good host's.
-    let order = fetch_order_by_yield(&["--fetch-burst", "2", "--fetch-no-focus"]);
+    let order = fetch_order_by_yield(&[
+        "--fetch-burst",
+        "2",
+        "--filter-lang",
+        "lv",
+        "--fetch-no-focus",
+    ]);
     assert!(
         order.iter().take(4).any(|p| p.starts_with("/poor.test/")),
         "the index order put every poor page last: {order:?}"

@@ -94,9 +94,9 @@ pub struct Config {
     /// `--fetch-sync-each`: sync each body and directory rather than the
     /// file system once per batch.
     pub sync_each: bool,
-    /// Focus (off with `--fetch-no-focus`): a fill leases records class by
-    /// class, good hosts first, tunnelled records and poor hosts last
-    /// (`focus`).
+    /// Focus (with `--filter-lang`, off with `--fetch-no-focus`): a fill
+    /// leases records class by class, good hosts first, tunnelled records
+    /// and poor hosts last (`focus`).
     pub focus: bool,
     /// `--fetch-explore`: the most share of leases exploring records get
     /// while better ones wait.

@@ -73,7 +73,9 @@ impl Config {
             },
             store_cap: o.size("fetch-store-cap")?,
             sync_each: o.flag("fetch-sync-each"),
-            focus: !o.flag("fetch-no-focus"),
+            // Focus orders by the language's yield: without a language
+            // to look for there is none to order by.
+            focus: !o.flag("fetch-no-focus") && !o.langs("filter-lang")?.is_empty(),
             explore: o.share("fetch-explore")?,
         };
         cfg.validate().map_err(Error::Usage)?;
