@@ -8,6 +8,10 @@
 //! cargo bench --bench store [-- N]   (N records, default 1000000)
 //! cargo bench --bench store -- dups  (the duplicate index only)
 
+#[path = "cputime.rs"]
+mod cputime;
+use cputime::cpu_secs;
+
 use std::time::Instant;
 
 use nlpcrawl::document::fingerprint::Fingerprint;
@@ -192,18 +196,6 @@ fn placing() {
             "duplicate index: {n} {name} pages placed, 64 a transaction ({marked} marked duplicates): {best:.1} us of CPU a page"
         );
     }
-}
-
-/// Seconds of CPU time this thread has used.
-fn cpu_secs() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes only to the timespec it is given.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 /// Places 20,000 copies of one page, each with its own text (a counter

@@ -20,6 +20,10 @@
 //!     Verifies pages of one size (or every size) in a loop for 10 s each,
 //!     for `perf record`.
 
+#[path = "cputime.rs"]
+mod cputime;
+use cputime::cpu_secs;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -126,21 +130,6 @@ fn strict(dict: Dict) -> Config {
         dict: Some(dict),
         ..Config::default()
     }
-}
-
-/// Seconds of CPU time this thread has used: the clock of every figure
-/// here, so that on a shared machine the time others hold the core does
-/// not count against the code measured (cache and memory contention
-/// still do).
-fn cpu_secs() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes only to the timespec it is given.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 /// MB/s of verification over `pages` in CPU time (the best of three
