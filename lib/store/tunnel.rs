@@ -11,8 +11,9 @@
 //!
 //! A record without an `h` entry was reached from an accepted page or is a
 //! seed: 0 hops. A record an accepted page links to loses its entry,
-//! however it was found first ([`linked_from_accepted`]). nlpc-fetch reads the `h` entries to lease tunnelled
-//! records after the others (focus).
+//! however it was found first ([`linked_from_accepted`]). nlpc-fetch
+//! reads the `h` entries to lease tunnelled records after the others
+//! (focus).
 
 use crate::error::Result;
 use crate::store::db::{Key, Table, KEY_LEN};

@@ -102,12 +102,26 @@ pub(super) fn class(
     rule: Rule,
     hosts: &mut Hosts,
 ) -> Result<(u8, Option<Look>)> {
-    let host = rd.peek(k, |b| {
-        Record::decode_url(b)
-            .map(|u| url::host_of(u).to_owned())
-            .ok()
-    })?;
-    let (standing, id) = match host.flatten() {
+    let host = rd.peek(k, host_in)?.flatten();
+    class_with_host(rd, k, host, rule, hosts)
+}
+
+/// The host of an encoded record's URL, if it has one.
+fn host_in(b: &[u8]) -> Option<String> {
+    Record::decode_url(b)
+        .map(|u| url::host_of(u).to_owned())
+        .ok()
+}
+
+/// [`class`] of record `k` whose URL's host is `host`.
+fn class_with_host(
+    rd: &Read,
+    k: &Key,
+    host: Option<String>,
+    rule: Rule,
+    hosts: &mut Hosts,
+) -> Result<(u8, Option<Look>)> {
+    let (standing, id) = match host {
         Some(h) => {
             let (rank, id) = match hosts.0.get(&h) {
                 Some(e) => *e,
@@ -170,22 +184,29 @@ impl Kept {
 /// A kept record classed again: its class, look, key and address.
 pub(super) type Again = (u8, Option<Look>, Key, IpAddr);
 
-/// Records an earlier fill kept ([`Kept::drain`]), classed now, except
-/// those the pass walked to itself (`walked`) and those no longer READY.
+/// Records an earlier fill kept ([`Kept::drain`]), classed now: those
+/// still in `unwalked` (the pass's walk did not class them itself) and
+/// still READY.
 pub(super) fn classed_again(
     earlier: Vec<(Key, IpAddr)>,
     rd: &Read,
     rule: Rule,
     hosts: &mut Hosts,
-    walked: &HashSet<Key>,
+    unwalked: &HashSet<Key>,
 ) -> Result<Vec<Again>> {
     let mut out = Vec::new();
     for (k, a) in earlier {
-        if walked.contains(&k) || rd.peek(&k, Record::decode_state)?.flatten() != Some(State::Ready)
-        {
+        if !unwalked.contains(&k) {
             continue;
         }
-        let (class, look) = class(rd, &k, rule, hosts)?;
+        // One read of the record: its state, and its host if READY.
+        let ready = rd.peek(&k, |b| {
+            (Record::decode_state(b) == Some(State::Ready)).then(|| host_in(b))
+        })?;
+        let Some(host) = ready.flatten() else {
+            continue;
+        };
+        let (class, look) = class_with_host(rd, &k, host, rule, hosts)?;
         out.push((class, look, k, a));
     }
     Ok(out)
@@ -286,7 +307,8 @@ mod tests {
         kept.keep(2, far, addr);
         let earlier = kept.drain();
         assert_eq!(earlier, vec![(a, addr), (far, addr), (b, addr)]);
-        let again = classed_again(earlier, &rd, rule, &mut Hosts::default(), &HashSet::new());
+        let all: HashSet<Key> = earlier.iter().map(|(k, _)| *k).collect();
+        let again = classed_again(earlier, &rd, rule, &mut Hosts::default(), &all);
         let (new, far_look) = (Look { host: 0, hops: 0 }, Look { host: 1, hops: 1 });
         assert_eq!(
             again.unwrap(),
@@ -297,13 +319,13 @@ mod tests {
             ]
         );
         // Those the walk saw itself are not offered twice.
-        let walked = HashSet::from([a, b]);
+        let unwalked = HashSet::from([far]);
         let again = classed_again(
             vec![(a, addr), (far, addr)],
             &rd,
             rule,
             &mut Hosts::default(),
-            &walked,
+            &unwalked,
         );
         let far_look = Look { host: 0, hops: 1 };
         assert_eq!(again.unwrap(), vec![(2, Some(far_look), far, addr)]);
@@ -322,7 +344,7 @@ mod tests {
             &rd,
             rule,
             &mut Hosts::default(),
-            &HashSet::new(),
+            &HashSet::from([a, b]),
         );
         assert_eq!(
             again.unwrap(),

@@ -288,8 +288,8 @@ impl Fetcher<'_> {
                 Default::default();
             // A record of a class before exploration was seen.
             let mut better_waiting = false;
-            // READY records the walk classed.
-            let mut walked: HashSet<Key> = HashSet::new();
+            // Records earlier fills kept that the walk has not classed.
+            let mut unwalked: HashSet<Key> = earlier.iter().map(|(k, _)| *k).collect();
             // Each host's standing, read once a pass.
             let mut hosts = focus::Hosts::default();
             let yield_rule = self.cfg.yield_rule;
@@ -338,7 +338,7 @@ impl Fetcher<'_> {
                     }
                     if focus && state == State::Ready {
                         let (class, look) = focus::class(&rd, &k, yield_rule, &mut hosts)?;
-                        walked.insert(k);
+                        unwalked.remove(&k);
                         better_waiting |= class < focus::EXPLORE;
                         if class > 0 {
                             later[usize::from(class - 1)].push((k, a, look));
@@ -358,7 +358,7 @@ impl Fetcher<'_> {
             if focus {
                 // The best records earlier fills saw, classed again.
                 for (class, look, k, a) in
-                    focus::classed_again(earlier, &rd, yield_rule, &mut hosts, &walked)?
+                    focus::classed_again(earlier, &rd, yield_rule, &mut hosts, &unwalked)?
                 {
                     if far_addrs.get(&a).is_some_and(|t| *t > horizon) {
                         kept.keep(class, k, a);
@@ -391,13 +391,14 @@ impl Fetcher<'_> {
                 let exploring = class >= focus::EXPLORE;
                 for (k, a, look) in std::mem::take(&mut later[i]) {
                     if let Some(l) = look.filter(|l| looked.contains(&l.host)) {
+                        // Its class after the look is always a later one,
+                        // but at the last class, where it stays.
                         let second = usize::from(l.second());
-                        if let Some(v) = later
-                            .get_mut(second.wrapping_sub(1))
-                            .filter(|_| second > i + 1)
-                        {
-                            v.push((k, a, None));
-                            continue;
+                        if second > i + 1 {
+                            if let Some(v) = later.get_mut(second - 1) {
+                                v.push((k, a, None));
+                                continue;
+                            }
                         }
                     }
                     closed |= free == 0 || exploring && !explored.may_explore(better_waiting);
