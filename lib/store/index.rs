@@ -237,6 +237,17 @@ pub(super) fn table_peek<T: Transaction, R>(
     }
 }
 
+/// The entries of `cur`'s table from the first key at or after `prefix`
+/// (the caller stops at the first key without it). An empty prefix starts
+/// at the first entry: LMDB has no empty key to seek to.
+pub(super) fn from_prefix<'t>(cur: &mut impl Cursor<'t>, prefix: &[u8]) -> lmdb::Iter<'t> {
+    if prefix.is_empty() {
+        cur.iter_start()
+    } else {
+        cur.iter_from(prefix)
+    }
+}
+
 pub(super) fn table_walk<T: Transaction>(
     store: &Store,
     txn: &T,
@@ -247,12 +258,7 @@ pub(super) fn table_walk<T: Transaction>(
     let mut cur = txn
         .open_ro_cursor(store.table(t))
         .map_err(|e| store.err("cannot open cursor", e))?;
-    let iter = if prefix.is_empty() {
-        cur.iter_start()
-    } else {
-        cur.iter_from(prefix)
-    };
-    for item in iter {
+    for item in from_prefix(&mut cur, prefix) {
         let (k, v) = item.map_err(|e| store.err("cannot walk table", e))?;
         if !k.starts_with(prefix) || !f(k, v)? {
             break;

@@ -557,12 +557,7 @@ impl<'s> Write<'s> {
         for (i, (prefix, key)) in walks.iter().enumerate() {
             let prefix = prefix.as_ref();
             let mut stopped = false;
-            let iter = if prefix.is_empty() {
-                cur.iter_start()
-            } else {
-                cur.iter_from(prefix)
-            };
-            for item in iter {
+            for item in super::index::from_prefix(&mut cur, prefix) {
                 let (k, _) = item.map_err(|e| store.err("cannot walk table", e))?;
                 if !k.starts_with(prefix) {
                     break;
