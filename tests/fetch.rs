@@ -1436,8 +1436,8 @@ fn focus_fetches_pages_reached_through_rejected_ones_last() {
 /// (while at least four of those were waiting in the store).
 fn explored_while_better_waited(args: &[&str]) -> usize {
     let c = Crawl::new();
-    let better = Server::start("127.0.0.7");
-    let explore = Server::start("127.0.0.8");
+    let better = Server::start("127.0.0.37");
+    let explore = Server::start("127.0.0.38");
     let st = c.store();
     for i in 0..24 {
         let path = format!("/b{i}.html");
