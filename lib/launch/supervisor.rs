@@ -35,9 +35,9 @@ const LOOK: Duration = Duration::from_millis(200);
 /// How often, with `--once`, it also looks whether the crawl has ended:
 /// the crawl's wall time includes the wait from the last record settling
 /// to the second look that finds nothing, 0.2 to 0.4 s of a crawl of a few
-/// seconds at [`LOOK`] (`scripts/bench/compare`). A look is one read
-/// transaction of a few counters.
-const ONCE_LOOK: Duration = Duration::from_millis(20);
+/// seconds at [`LOOK`] (`scripts/bench/compare`), 10 to 20 ms at this.
+/// A look is one read transaction of a few counters.
+const ONCE_LOOK: Duration = Duration::from_millis(10);
 
 /// Records that can still advance, leased or not.
 pub fn active_records(store: &Store) -> Result<u64> {
