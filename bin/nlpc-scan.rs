@@ -7,7 +7,6 @@ use nlpcrawl::run::options::{settings, Parser, Program};
 use nlpcrawl::stage::scan::{self, Config};
 use nlpcrawl::stage::tunnel;
 use nlpcrawl::store::cache::Cache;
-use nlpcrawl::store::record::State;
 use nlpcrawl::store::{self, Store};
 
 const NAME: &str = "nlpc-scan";
@@ -62,10 +61,13 @@ fn main() {
     }
     let cache = Cache::new(&o.common.cache);
     let d = Daemon::start(NAME, o.common.clone()).unwrap_or_else(|e| daemon::fail(NAME, e));
-    if let Err(e) = d.run(&[State::Verified], |d| {
+    if let Err(e) = d.run_on(
+        tunnel::scan_wake_mask(),
+        &mut (),
         // Verified pages, then the rejected ones --filter-tunnel follows.
-        Ok(scan::step(d, &cfg, &cache)? + tunnel::step(d, &cfg, &cache)?)
-    }) {
+        |_, d| Ok(scan::step(d, &cfg, &cache)? + tunnel::step(d, &cfg, &cache)?),
+        |_, d| tunnel::scan_waiting(d),
+    ) {
         daemon::fail(NAME, e);
     }
     daemon::finish(d);

@@ -758,3 +758,63 @@ fn a_page_an_accepted_one_links_to_counts_no_rejected_pages_before_it() {
         "not linked: as it was"
     );
 }
+
+#[test]
+fn a_rejection_queued_for_tunnelling_wakes_an_idle_scanner() {
+    let c = Crawl::new();
+    drop(c.store());
+    // An interval far longer than the test may take: only a wake-up can
+    // bring the link in in time.
+    let mut child = spawn({
+        let mut cmd = c.cmd("nlpc-scan");
+        cmd.args(["--use-interval", "60s", "--filter-tunnel", "1"]);
+        cmd
+    });
+    // Idle: its wake-up socket is there (named by its pid and the states
+    // it waits for).
+    let dir = c.db().join(nlpcrawl::store::wake::DIR);
+    let mine = format!("{}.", child.id());
+    wait_until(
+        Duration::from_secs(10),
+        "the scanner's wake-up socket",
+        || {
+            std::fs::read_dir(&dir).is_ok_and(|d| {
+                d.flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with(&mine))
+            })
+        },
+    );
+    // What nlpc-vrfy commits for a rejected page: the record REJECTED and
+    // queued for tunnelling, with no VERIFIED record anywhere.
+    let st = c.store();
+    let mut r = Record::new("http://other.test/index.html", 1);
+    r.state = State::Rejected;
+    r.content_type = "text/html".into();
+    r.status = 200;
+    let body = b"<html><body><a href=\"http://other.test/found.html\">x</a></body></html>";
+    r.size = body.len() as u64;
+    let mut w = st.write().unwrap();
+    let key = match w.insert(&r).unwrap() {
+        nlpcrawl::store::Inserted::New(k) => k,
+        other => panic!("planted twice: {other:?}"),
+    };
+    c.cache().write(&key, body).unwrap();
+    nlpcrawl::store::tunnel::judged(&mut w, &key, &r).unwrap();
+    w.commit().unwrap();
+    let t = std::time::Instant::now();
+    wait_until(Duration::from_secs(10), "the rejected page's link", || {
+        st.read()
+            .unwrap()
+            .lookup("http://other.test/found.html")
+            .unwrap()
+            .is_some()
+    });
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_consistent(&st, true);
+}

@@ -12,8 +12,22 @@ use crate::run::daemon::{Contained, Daemon};
 use crate::stage::scan::{links_of, Config};
 use crate::store::cache::Cache;
 use crate::store::record::{Record, State};
-use crate::store::{scope, tunnel, Inserted};
+use crate::store::{scope, tunnel, wake, Inserted};
 use crate::web::admit;
+
+/// The wake-up mask of nlpc-scan's input: verified pages, and rejected
+/// ones, which nlpc-vrfy queues here in the commit that rejects them. A
+/// batch of rejections alone wakes no waiter of VERIFIED, so without the
+/// second state their links waited for scan's next `--use-interval` look.
+pub fn scan_wake_mask() -> u32 {
+    wake::mask(&[State::Verified, State::Rejected])
+}
+
+/// Whether nlpc-scan has input: an unleased VERIFIED record or a queued
+/// rejected page (a REJECTED record alone is none: most stay so).
+pub fn scan_waiting(d: &Daemon) -> Result<bool> {
+    Ok(d.waiting(&[State::Verified])? || !tunnel::queued(&d.store.read()?, 1)?.is_empty())
+}
 
 /// Takes up to `cfg.batch` queued rejected pages and inserts the links of
 /// those within reach; returns how many were taken.
