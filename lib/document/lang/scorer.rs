@@ -15,6 +15,27 @@ static TABLE: &[u8; BUCKETS * LANES] =
 /// is not scored.
 const MAX_FEATURES: u32 = 1 << 22;
 
+/// Features whose rows [`Scores::of`] adds at once.
+const BATCH: usize = 64;
+
+/// Adds the table's row of each bucket of `buckets` (each below
+/// [`BUCKETS`]) to `cost`, which a local copy keeps in registers.
+#[inline(never)]
+fn add_rows(cost: &mut [u32; LANES], buckets: &[u32]) {
+    // Rows of a known length, so that adding one is a few vector
+    // instructions.
+    let (rows, _) = TABLE.as_chunks::<LANES>();
+    let mut acc = *cost;
+    for &b in buckets {
+        if let Some(row) = rows.get(b as usize) {
+            for (c, &r) in acc.iter_mut().zip(row) {
+                *c += u32::from(r);
+            }
+        }
+    }
+    *cost = acc;
+}
+
 /// What one pass over a text found.
 #[derive(Clone, Debug, Default)]
 pub struct Scores {
@@ -36,9 +57,11 @@ impl Scores {
         let mut cost = [0u32; LANES];
         let mut features = 0u32;
         let (mut latin, mut cyrillic, mut other) = (0u32, 0u32, 0u32);
-        // Rows of a known length, so that adding one is a few vector
-        // instructions.
-        let (rows, _) = TABLE.as_chunks::<LANES>();
+        // The features' buckets are gathered and their rows added a batch
+        // at a time: added one by one from inside the walk, the costs
+        // stay in memory, and each row waits for the last one's store.
+        let mut batch = [0u32; BATCH];
+        let mut len = 0;
         let mut add = |b: usize| {
             // Costs of at most 255 add up in a u32 without overflow up to
             // this many features, far beyond any sample.
@@ -46,12 +69,15 @@ impl Scores {
                 return;
             }
             // `b` is below BUCKETS by construction; the mask keeps it so.
-            if let Some(row) = rows.get(b & (BUCKETS - 1)) {
-                for (c, &r) in cost.iter_mut().zip(row) {
-                    *c += u32::from(r);
-                }
-                features += 1;
+            if let Some(slot) = batch.get_mut(len) {
+                *slot = (b & (BUCKETS - 1)) as u32;
+                len += 1;
             }
+            if len == BATCH {
+                add_rows(&mut cost, &batch);
+                len = 0;
+            }
+            features += 1;
         };
         for p in pieces {
             walk.text(p, &mut add, |script| match script {
@@ -61,6 +87,7 @@ impl Scores {
             });
             walk.boundary(&mut add);
         }
+        add_rows(&mut cost, batch.get(..len).unwrap_or_default());
         Scores {
             cost,
             features,
@@ -144,26 +171,41 @@ mod tests {
         }
     }
 
+    /// The sums of [`Scores::of`], added a batch at a time, against the
+    /// features' rows added one by one, for pieces that end anywhere in a
+    /// batch: none, fewer than a batch, many.
     #[test]
     fn sums_are_exact() {
-        let text = "Rīgas pilsētas dome šodien apstiprināja jauno plānu. ".repeat(40);
-        let s = Scores::of([text.as_str()]);
-        let mut want = [0u64; LANES];
-        let mut n = 0;
-        let mut walk = Walk::default();
-        let mut add = |b: usize| {
-            for (w, &c) in want.iter_mut().zip(&TABLE[b * LANES..b * LANES + LANES]) {
-                *w += u64::from(c);
-            }
-            n += 1;
-        };
-        walk.text(&text, &mut add, |_| ());
-        walk.boundary(&mut add);
-        assert!(n > 4000, "{n}");
-        assert_eq!(s.features, n);
-        for (c, w) in s.cost.iter().zip(want) {
-            assert_eq!(u64::from(*c), w);
+        let long = "Rīgas pilsētas dome šodien apstiprināja jauno plānu. ".repeat(40);
+        let mixed = "Москва — столица; Ελλάδα ẞ İstanbul ǅ 語 ÜBER über a1b2 ".repeat(7);
+        let mut cases: Vec<Vec<&str>> = vec![vec![long.as_str()], vec![mixed.as_str()], vec![]];
+        for n in [0, 1, 2, 5, 13, 31, 32, 33, 64, 65, 127, 300] {
+            let cut = long.char_indices().nth(n).map_or(long.len(), |(i, _)| i);
+            cases.push(vec![&long[..cut]]);
+            cases.push(vec![&long[..cut], &mixed[..], &long[cut..]]);
         }
+        for pieces in cases {
+            let s = Scores::of(pieces.iter().copied());
+            let mut want = [0u64; LANES];
+            let mut n = 0;
+            let mut walk = Walk::default();
+            let mut add = |b: usize| {
+                for (w, &c) in want.iter_mut().zip(&TABLE[b * LANES..b * LANES + LANES]) {
+                    *w += u64::from(c);
+                }
+                n += 1;
+            };
+            for p in &pieces {
+                walk.text(p, &mut add, |_| ());
+                walk.boundary(&mut add);
+            }
+            assert_eq!(s.features, n, "{pieces:?}");
+            for (c, w) in s.cost.iter().zip(want) {
+                assert_eq!(u64::from(*c), w, "{pieces:?}");
+            }
+        }
+        let s = Scores::of([long.as_str()]);
+        assert!(s.features > 4000, "{}", s.features);
     }
 
     #[test]
