@@ -459,7 +459,7 @@ pub static OPTIONS: &[Opt] = &[
     setting(value(
         "fetch-explore",
         "x",
-        "0.25",
+        "0.1",
         Check::Fraction,
         "most share of requests for pages found only through rejected ones or on hosts with none accepted, while better ones wait",
         NLPCD | FETCH,
