@@ -7,9 +7,31 @@
 //!   and anonymous memory; then again with nothing due;
 //! - `nlpc-fetch --once` re-fetching 20,000 DIRTY records (SCALE_PAGES) from
 //!   a loopback server (20 hosts on 4 addresses, politeness 0): pages/s,
-//!   CPU time and database bytes written a page, peak memory. Every size
-//!   is planted first; then the sizes take their rounds in turn, so that
-//!   the machine's changing pace falls on all of them alike.
+//!   CPU time and database bytes written a page, peak memory;
+//! - then the focused round: `nlpc-fetch --once --filter-lang lv` (focus
+//!   on) over 20,000 READY records on the same server, with the same
+//!   figures, in a second table. Its hosts' standing is planted through
+//!   the store's harvest and tunnel tables (`plant_focus`): nine in ten
+//!   records on hosts judged good, one in ten on hosts not judged (one
+//!   first look each, the rest exploring, reached through rejected pages),
+//!   so the fill classes every record it walks, reading each host's
+//!   standing once a pass and an exploring record's hops, and holds
+//!   exploration to `--fetch-explore`; nlpc-vrfy does not run, so no host
+//!   not judged keeps a second page of the first-look class, which would
+//!   leave the round's tail at one look a fill.
+//!
+//! Every size is planted first; then the sizes take their rounds in turn
+//! (the DIRTY round, then the focused one), so that the machine's
+//! changing pace falls on all of them alike.
+//!
+//! The big frontier is SCANNED but for 1% due (expired by nlpc-up, set
+//! back to SCANNED before the rounds) and one in ten READY
+//! (`READY_EVERY`), on addresses planted resting for a day, as nlpc-fetch
+//! records a rest between bursts: so a fill walks a READY index that grows with the
+//! size (1,000 to 1 M records) and skips those records by their address,
+//! as it skips a real frontier's resting servers, and no request leaves
+//! the machine. Both rounds walk it (READY first); at the end --once walks
+//! it once more to see that only resting records are left.
 //!
 //! The daemons are the release executables, run as child processes whose
 //! /proc/PID/status is read every millisecond for the peak file-backed
@@ -39,11 +61,16 @@
 //! nlpc-fetch under strace, its writes and syncs logged with how long each
 //! took to DIR/fetch-N.txt (its times and memory are then strace's);
 //! SCALE_PERF=DIR runs it under
-//! `perf record -g`, to DIR/fetch-N.data; SCALE_EVICT=1 drops the
+//! `perf record -g`, to DIR/fetch-N.data (the focused round's to
+//! DIR/focus-N.data, and strace's likewise); SCALE_EVICT=1 drops the
 //! database file's page cache before nlpc-fetch starts; SCALE_REWARM=1 drops
 //! it and reads the file back a 4 KB page at a time (the cache then holds
 //! small folios, as commits leave it, not the planting's large ones);
-//! SCALE_REPEAT=N runs N rounds of nlpc-fetch at each size (5);
+//! SCALE_REPEAT=N runs N rounds of each kind at each size (5);
+//! SCALE_NO_FOCUS=1 runs the focused round with `--fetch-no-focus`, to
+//! tell what focus costs from what the READY walk does;
+//! SCALE_LOG=DIR keeps each daemon's log, as DIR/MS.log (MS its end's
+//! Unix time in ms);
 //! SCALE_DB_SHM=1 puts the database on /dev/shm, so no commit waits for a
 //! disk, and records to scripts/bench/scale-shm.txt instead. Each size's
 //! diagnostics also give the trees' depths and leaf pages, nlpc-fetch's
@@ -52,13 +79,14 @@
 //! much of that time it was busy.
 
 use std::io::{BufRead, BufReader, Write as _};
-use std::net::{TcpListener, TcpStream};
+use std::net::{IpAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use nlpcrawl::stage::fetch::AddrEntry;
 use nlpcrawl::store::record::{Record, State};
-use nlpcrawl::store::{self, Key, Store};
+use nlpcrawl::store::{self, harvest, tunnel, Key, Store};
 
 const DAY: u64 = 86_400;
 /// Records re-fetched in the fetch phase, at every size, unless
@@ -72,12 +100,25 @@ const LIVE: usize = 20_000;
 /// otherwise: the table gives the median round and the range.
 const REPEAT: usize = 5;
 const LIVE_HOSTS: usize = 20;
+/// The focused round's hosts judged good, and not judged.
+const GOOD_HOSTS: usize = 20;
+const NEW_HOSTS: usize = 20;
+/// One in this many records of the big frontier is READY, on a resting
+/// address (the rest SCANNED).
+const READY_EVERY: usize = 10;
 const LIVE_ADDRS: [&str; 4] = ["127.0.0.71", "127.0.0.72", "127.0.0.73", "127.0.0.74"];
 
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn now_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
         .unwrap_or(0)
 }
 
@@ -207,6 +248,10 @@ fn measure(mut cmd: Command) -> (Duration, Mem) {
         let _ = log.read_to_string(&mut err);
     }
     mem.log = err.len() as u64;
+    if let Some(dir) = analysis_dir("SCALE_LOG") {
+        let name = dir.join(format!("{}.log", now_ms()));
+        std::fs::write(&name, &err).expect("write log");
+    }
     assert!(
         libc::WIFEXITED(code) && libc::WEXITSTATUS(code) == 0,
         "daemon failed: {err}"
@@ -220,10 +265,12 @@ struct Crawl {
     /// there is one, so the figures are the scheduler's and not the
     /// disk's fsync (each stored body is synced).
     files: PathBuf,
-    /// SCALE_STRACE: nlpc-fetch's strace log.
+    /// SCALE_STRACE: the directory of nlpc-fetch's strace logs.
     strace: Option<PathBuf>,
-    /// SCALE_PERF: nlpc-fetch's perf record.
+    /// SCALE_PERF: the directory of nlpc-fetch's perf records.
     perf: Option<PathBuf>,
+    /// The size, for the names of those files.
+    n: usize,
 }
 
 /// The directory an analysis switch names, made if missing: perf and
@@ -237,21 +284,24 @@ fn analysis_dir(var: &str) -> Option<PathBuf> {
 }
 
 impl Crawl {
-    fn cmd(&self, bin: &str) -> Command {
+    /// The command running `bin`; `round` names nlpc-fetch's round
+    /// ("fetch" or "focus") in the analysis files.
+    fn cmd(&self, bin: &str, round: &str) -> Command {
         let exe = match bin {
             "nlpc-up" => env!("CARGO_BIN_EXE_nlpc-up"),
             _ => env!("CARGO_BIN_EXE_nlpc-fetch"),
         };
+        let n = self.n;
         let mut c = match (&self.strace, &self.perf, bin) {
-            (_, Some(data), "nlpc-fetch") => {
+            (_, Some(dir), "nlpc-fetch") => {
                 let mut c = Command::new("perf");
                 c.args(["record", "-g", "-q", "-o"])
-                    .arg(data)
+                    .arg(dir.join(format!("{round}-{n}.data")))
                     .arg("--")
                     .arg(exe);
                 c
             }
-            (Some(log), _, "nlpc-fetch") => {
+            (Some(dir), _, "nlpc-fetch") => {
                 let mut c = Command::new("strace");
                 c.args([
                     "-f",
@@ -261,7 +311,7 @@ impl Crawl {
                     "trace=pwrite64,pwritev,fdatasync,fsync",
                 ])
                 .arg("-o")
-                .arg(log)
+                .arg(dir.join(format!("{round}-{n}.txt")))
                 .arg(exe);
                 c
             }
@@ -422,6 +472,21 @@ struct Row {
     fetch_rss: Mem,
     /// Bytes the fetch run's commits wrote to the database.
     fetch_db: u64,
+    /// READY records of the big frontier, on resting addresses.
+    ready_n: usize,
+    /// The focused round's median.
+    focus: Round,
+}
+
+/// The median round of a kind and the range.
+#[derive(Default)]
+struct Round {
+    pages_s: f64,
+    /// Every round's pages/s, slowest first.
+    all: Vec<f64>,
+    rss: Mem,
+    /// Bytes its commits wrote to the database.
+    db: u64,
 }
 
 /// One size's frontier, planted and measured by nlpc-up, waiting for its
@@ -433,10 +498,15 @@ struct Planted {
     db: PathBuf,
     live_keys: Vec<Key>,
     live: Vec<Record>,
+    /// The focused round's records and their READY form.
+    focus_keys: Vec<Key>,
+    focus: Vec<Record>,
     /// Its row, the fetch's columns still empty.
     row: Row,
-    /// Each round's pages/s, resources and database bytes written.
+    /// Each DIRTY round's pages/s, resources and database bytes written.
     runs: Vec<(f64, Mem, u64)>,
+    /// Each focused round's.
+    focus_runs: Vec<(f64, Mem, u64)>,
 }
 
 fn plant(n: usize, live_n: usize, port: u16) -> Planted {
@@ -456,8 +526,9 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
     let c = Crawl {
         dir: tmp.path().to_path_buf(),
         files: files.path().to_path_buf(),
-        strace: analysis_dir("SCALE_STRACE").map(|d| d.join(format!("fetch-{n}.txt"))),
-        perf: analysis_dir("SCALE_PERF").map(|d| d.join(format!("fetch-{n}.data"))),
+        strace: analysis_dir("SCALE_STRACE"),
+        perf: analysis_dir("SCALE_PERF"),
+        n,
     };
     let db = c.dir.join("db");
     let t0 = now();
@@ -465,6 +536,7 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
     // 1% due: fetched 20 days ago; the rest an hour ago.
     let started = Instant::now();
     let mut due = 0;
+    let mut ready_n = 0;
     for start in (0..n).step_by(100_000) {
         let recs: Vec<Record> = (start..(start + 100_000).min(n))
             .map(|i| {
@@ -476,8 +548,14 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
                     ),
                     t0 - 30 * DAY,
                 );
-                r.state = State::Scanned;
                 r.addr = format!("192.0.2.{}", i % 250 + 1);
+                if i % READY_EVERY == READY_EVERY / 2 {
+                    // Never fetched: its address rests (see below).
+                    r.state = State::Ready;
+                    ready_n += 1;
+                    return r;
+                }
+                r.state = State::Scanned;
                 r.status = 200;
                 r.hash = [1; 32];
                 r.size = 20_000;
@@ -496,6 +574,19 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
         w.insert_batch(&recs).expect("insert");
         w.commit().expect("commit");
     }
+    // The frontier's addresses rest for a day, as nlpc-fetch records a
+    // rest between bursts: no request goes to them (nor off the machine),
+    // but each fill walks their READY records in the READY index.
+    let mut w = st.write().expect("write");
+    let rest = AddrEntry {
+        until: (t0 + DAY) * 1000,
+        ..AddrEntry::default()
+    };
+    for a in 1..=250 {
+        let a: IpAddr = format!("192.0.2.{a}").parse().expect("address");
+        rest.put(&mut w, &a).expect("rest");
+    }
+    w.commit().expect("commit");
     let plant_s = started.elapsed().as_secs_f64();
     let bytes_per_record = db_bytes(&db) as f64 / n as f64;
     let compact = st.backup(&c.dir.join("copy")).expect("compacted copy") as f64 / n as f64;
@@ -505,7 +596,7 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
     }
     let _ = std::fs::remove_dir_all(c.dir.join("copy"));
 
-    let (up, up_rss) = measure(c.cmd("nlpc-up"));
+    let (up, up_rss) = measure(c.cmd("nlpc-up", ""));
     let st = Store::open(&db, store::Options::default()).expect("open");
     let dirty = st
         .read()
@@ -513,7 +604,7 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
         .count(State::Dirty, false)
         .expect("count");
     assert_eq!(dirty as usize, due, "every due record expired");
-    let (idle, up_idle) = measure(c.cmd("nlpc-up"));
+    let (idle, up_idle) = measure(c.cmd("nlpc-up", ""));
 
     // The fetch phase: the expired records go back to SCANNED (their
     // addresses are not routed), and LIVE due ones on loopback hosts are
@@ -560,6 +651,7 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
         })
         .collect();
     w.commit().expect("commit");
+    let (focus_keys, focus) = plant_focus(&st, live_n, port, t0);
     drop(st);
     let row = Row {
         n,
@@ -576,6 +668,8 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
         fetch_all: Vec::new(),
         fetch_rss: Mem::default(),
         fetch_db: 0,
+        ready_n,
+        focus: Round::default(),
     };
     Planted {
         _dirs: (tmp, files),
@@ -583,9 +677,90 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
         c,
         live_keys,
         live,
+        focus_keys,
+        focus,
         row,
         runs: Vec::new(),
+        focus_runs: Vec::new(),
     }
+}
+
+/// Plants the focused round's `count` records, READY on the loopback
+/// hosts, as FRESH (the DIRTY round must not fetch them; each focused
+/// round makes them READY again), and their hosts' standing: returns
+/// their keys and their READY form. Nine in ten are on [`GOOD_HOSTS`]
+/// hosts judged good, one in nine of those reached through a rejected page
+/// (the class of a good host's page does not read it); one in ten on
+/// [`NEW_HOSTS`] hosts not judged, each with one page reached from an
+/// accepted one (its first look) and the others through one or two
+/// rejected pages: exploring, their hops read for each, held to
+/// `--fetch-explore` while better records wait. No host not judged has a
+/// second page of class 1, so the round's tail is not one look a fill.
+fn plant_focus(st: &Store, count: usize, port: u16, t0: u64) -> (Vec<Key>, Vec<Record>) {
+    let mut w = st.write().expect("write");
+    for h in 0..GOOD_HOSTS {
+        let mut r = Record::new(&format!("http://good{h}.test:{port}/"), t0 - 30 * DAY);
+        r.state = State::Verified;
+        r.addr = LIVE_ADDRS[h % LIVE_ADDRS.len()].into();
+        r.status = 200;
+        r.fetched = t0 - DAY;
+        let k = match w.insert(&r).expect("insert") {
+            store::Inserted::New(k) => k,
+            other => panic!("judged page not new: {other:?}"),
+        };
+        harvest::judged(&mut w, &k, &r, 1000).expect("judged");
+    }
+    let mut hops = Vec::with_capacity(count);
+    let ready: Vec<Record> = (0..count)
+        .map(|i| {
+            let (url, a) = if i % 10 == 9 {
+                let j = (i / 10) % NEW_HOSTS;
+                // The first of each new host's pages: no hops.
+                hops.push(if i / 10 < NEW_HOSTS {
+                    0
+                } else {
+                    1 + (i / 10 / NEW_HOSTS % 2) as u8
+                });
+                (format!("http://new{j}.test:{port}/f/{i}"), j)
+            } else {
+                let h = i % GOOD_HOSTS;
+                hops.push(u8::from(i % 10 == 0));
+                (format!("http://good{h}.test:{port}/f/{i}"), h)
+            };
+            let mut r = Record::new(&url, t0 - 30 * DAY);
+            r.state = State::Ready;
+            r.addr = LIVE_ADDRS[a % LIVE_ADDRS.len()].into();
+            r
+        })
+        .collect();
+    let fresh: Vec<Record> = ready
+        .iter()
+        .map(|r| {
+            let mut f = r.clone();
+            f.state = State::Fresh;
+            f.status = 200;
+            f.hash = [1; 32];
+            f.fetched = t0;
+            f.changed = t0;
+            f
+        })
+        .collect();
+    let keys: Vec<Key> = w
+        .insert_batch(&fresh)
+        .expect("insert")
+        .into_iter()
+        .map(|i| match i {
+            store::Inserted::New(k) => k,
+            other => panic!("focused record not new: {other:?}"),
+        })
+        .collect();
+    for (k, h) in keys.iter().zip(&hops) {
+        if *h > 0 {
+            tunnel::reached(&mut w, k, *h).expect("tunnel");
+        }
+    }
+    w.commit().expect("commit");
+    (keys, ready)
 }
 
 /// A round of nlpc-fetch on `p`: after the first, the live records are
@@ -607,26 +782,61 @@ fn round(p: &mut Planted) {
             let _ = std::fs::remove_dir_all(p.c.files.join(sub));
         }
     }
-    measure(p.c.cmd("nlpc-up"));
-    let run = fetch_round(&p.c, &p.db, p.row.n, p.live.len());
+    measure(p.c.cmd("nlpc-up", ""));
+    let run = fetch_round(p, false);
     p.runs.push(run);
+    // The focused round: its records READY again, the stored bodies gone.
+    let st = Store::open(&p.db, store::Options::default()).expect("open");
+    for (keys, recs) in p.focus_keys.chunks(10_000).zip(p.focus.chunks(10_000)) {
+        let mut w = st.write().expect("write");
+        for (k, r) in keys.iter().zip(recs) {
+            w.update(k, r).expect("update");
+        }
+        w.commit().expect("commit");
+    }
+    drop(st);
+    for sub in ["cache", "archive", "rep"] {
+        let _ = std::fs::remove_dir_all(p.c.files.join(sub));
+    }
+    let run = fetch_round(p, true);
+    p.focus_runs.push(run);
+}
+
+/// The median of `runs` by pages/s, and every round's pages/s, slowest
+/// first.
+fn median(mut runs: Vec<(f64, Mem, u64)>) -> Round {
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by(|a, b| runs[*a].0.total_cmp(&runs[*b].0));
+    let all = order.iter().map(|i| runs[*i].0).collect();
+    let (pages_s, rss, db) = runs.swap_remove(order[order.len() / 2]);
+    Round {
+        pages_s,
+        all,
+        rss,
+        db,
+    }
 }
 
 /// The row of `p` after its rounds: the median round by pages/s stands
 /// for the size; the others are printed beside it.
 fn row(mut p: Planted) -> Row {
-    let runs = &mut p.runs;
-    let mut order: Vec<usize> = (0..runs.len()).collect();
-    order.sort_by(|a, b| runs[*a].0.total_cmp(&runs[*b].0));
-    p.row.fetch_all = order.iter().map(|i| runs[*i].0).collect();
-    let (pages_s, rss, db) = runs.swap_remove(order[order.len() / 2]);
-    (p.row.fetch_pages_s, p.row.fetch_rss, p.row.fetch_db) = (pages_s, rss, db);
+    let m = median(std::mem::take(&mut p.runs));
+    (p.row.fetch_pages_s, p.row.fetch_all) = (m.pages_s, m.all);
+    (p.row.fetch_rss, p.row.fetch_db) = (m.rss, m.db);
+    p.row.focus = median(std::mem::take(&mut p.focus_runs));
     p.row
 }
 
-/// One round of `nlpc-fetch --once` over the DIRTY live records: its
+/// One round of `nlpc-fetch --once` over the DIRTY live records, or with
+/// `focus` over the READY focused ones with `--filter-lang lv`: its
 /// pages/s, its resources and the bytes its commits wrote to the database.
-fn fetch_round(c: &Crawl, db: &Path, n: usize, live_n: usize) -> (f64, Mem, u64) {
+fn fetch_round(p: &Planted, focus: bool) -> (f64, Mem, u64) {
+    let (c, db, n) = (&p.c, p.db.as_path(), p.row.n);
+    let (live_n, round) = if focus {
+        (p.focus.len(), "focus")
+    } else {
+        (p.live.len(), "fetch")
+    };
     let before = Store::open(db, store::Options::default())
         .and_then(|s| s.shape())
         .expect("shape");
@@ -640,8 +850,14 @@ fn fetch_round(c: &Crawl, db: &Path, n: usize, live_n: usize) -> (f64, Mem, u64)
             t.elapsed().as_secs_f64()
         );
     }
-    let mut f = c.cmd("nlpc-fetch");
+    let mut f = c.cmd("nlpc-fetch", round);
     f.args(["--fetch-polite", "0"]);
+    if focus {
+        f.args(["--filter-lang", "lv"]);
+        if std::env::var_os("SCALE_NO_FOCUS").is_some() {
+            f.arg("--fetch-no-focus");
+        }
+    }
     let disk_before = disk(db);
     let (fetch, fetch_rss) = measure(f);
     // The whole device's: on a quiet machine, what nlpc-fetch's commits
@@ -650,7 +866,7 @@ fn fetch_round(c: &Crawl, db: &Path, n: usize, live_n: usize) -> (f64, Mem, u64)
         let w = fetch.as_secs_f64();
         let (sectors, busy_ms) = (s1.saturating_sub(s0), b1.saturating_sub(b0));
         eprintln!(
-            "{n}: while nlpc-fetch ran ({w:.2} s) the database's disk wrote {:.1} MB ({:.1} MB/s, {:.1} KB a page) and was busy {:.0}% of the time",
+            "{n}: while nlpc-fetch's {round} round ran ({w:.2} s) the database's disk wrote {:.1} MB ({:.1} MB/s, {:.1} KB a page) and was busy {:.0}% of the time",
             sectors as f64 * 512.0 / 1e6,
             sectors as f64 * 512.0 / 1e6 / w,
             sectors as f64 * 512.0 / 1e3 / live_n as f64,
@@ -680,14 +896,17 @@ fn fetch_round(c: &Crawl, db: &Path, n: usize, live_n: usize) -> (f64, Mem, u64)
         commits as f64 / live_n as f64,
         fetch_rss.written as f64 / 2.0 / live_n as f64,
     );
-    let fresh = st
-        .read()
-        .expect("read")
-        .count(State::Fresh, false)
-        .expect("count");
-    assert_eq!(fresh as usize, live_n, "every live record fetched");
+    let rd = st.read().expect("read");
+    let count = |s| rd.count(s, false).expect("count") as usize;
+    assert_eq!(
+        count(State::Fresh),
+        p.live.len() + p.focus.len(),
+        "every live and focused record fetched"
+    );
+    assert_eq!(count(State::Ready), p.row.ready_n, "only the resting left");
+    assert_eq!(count(State::Dirty), 0, "nothing DIRTY left");
     let pages_s = live_n as f64 / fetch.as_secs_f64();
-    eprintln!("{n}: nlpc-fetch {live_n} pages at {pages_s:.0} pages/s");
+    eprintln!("{n}: nlpc-fetch's {round} round: {live_n} pages at {pages_s:.0} pages/s");
     (pages_s, fetch_rss, fetch_db)
 }
 
@@ -709,6 +928,8 @@ fn main() {
         || std::env::var_os("SCALE_PERF").is_some()
         || std::env::var_os("SCALE_EVICT").is_some()
         || std::env::var_os("SCALE_REWARM").is_some()
+        || std::env::var_os("SCALE_LOG").is_some()
+        || std::env::var_os("SCALE_NO_FOCUS").is_some()
         || std::env::var_os("SCALE_REPEAT").is_some();
     let shm = std::env::var_os("SCALE_DB_SHM").is_some();
     let sizes = sizes.unwrap_or_else(|| {
@@ -758,6 +979,18 @@ fn main() {
             f.file as f64 / 1e6,
             f.anon as f64 / 1e6,
         );
+        let fo = &r.focus.rss;
+        let fp = live_n as f64;
+        eprintln!(
+            "{n}: nlpc-fetch's median focused round {live_n} pages {:.0} pages/s, {:.3} s CPU ({:.3} s system) = {:.0} µs a page, {:.1} faults a page, RSS file {:.1} MB anon {:.1} MB",
+            r.focus.pages_s,
+            fo.cpu,
+            fo.sys,
+            fo.cpu * 1e6 / fp,
+            fo.faults as f64 / fp,
+            fo.file as f64 / 1e6,
+            fo.anon as f64 / 1e6,
+        );
         eprintln!("{n} records planted in {:.1} s", r.plant_s);
         rows.push(r);
     }
@@ -794,6 +1027,25 @@ fn main() {
             r.fetch_db as f64 / 1e3 / r.pages as f64,
             r.fetch_rss.file as f64 / 1e6,
             r.fetch_rss.anon as f64 / 1e6,
+        ));
+    }
+    out.push_str(&format!(
+        "\n| records | READY (resting) | nlpc-fetch --once --filter-lang lv, {live_n} READY focused: median round (range) | CPU a page | DB written a page | nlpc-fetch peak RSS: file / anonymous |\n"
+    ));
+    out.push_str("|---:|---:|---:|---:|---:|---:|\n");
+    for r in &rows {
+        let f = &r.focus;
+        out.push_str(&format!(
+            "| {} | {} | {:.0} pages/s ({:.0}–{:.0}) | {:.0} µs | {:.1} KB | {:.1} / {:.1} MB |\n",
+            r.n,
+            r.ready_n,
+            f.pages_s,
+            f.all.first().copied().unwrap_or(0.0),
+            f.all.last().copied().unwrap_or(0.0),
+            f.rss.cpu * 1e6 / live_n as f64,
+            f.db as f64 / 1e3 / live_n as f64,
+            f.rss.file as f64 / 1e6,
+            f.rss.anon as f64 / 1e6,
         ));
     }
     print!("{out}");

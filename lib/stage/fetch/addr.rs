@@ -93,7 +93,9 @@ impl AddrEntry {
             .unwrap_or_default())
     }
 
-    pub(super) fn put(&self, w: &mut crate::store::Write<'_>, addr: &IpAddr) -> Result<()> {
+    /// Stores the entry of `addr` (public for the scale bench, which plants
+    /// the big frontier's addresses resting).
+    pub fn put(&self, w: &mut crate::store::Write<'_>, addr: &IpAddr) -> Result<()> {
         w.table_put(Table::Addrs, addr.to_string().as_bytes(), &self.encode())
     }
 }

@@ -42,7 +42,7 @@ pub(super) fn low(p: &Policy, addr: IpAddr, queued: usize) -> bool {
 
 /// Keys looked at past the last useful one before a fill gives up: with
 /// few addresses, most of the index belongs to addresses whose queues are
-/// full.
+/// full. Keys of addresses resting past the horizon do not count.
 pub(super) const FILL_FUTILE: usize = 512;
 
 /// Keys looked at per fill pass.
@@ -323,6 +323,11 @@ impl Fetcher<'_> {
                         return Ok(true);
                     }
                     if far_addrs.get(&a).is_some_and(|t| *t > horizon) {
+                        // Not futile: skipped on the index entry, and a big
+                        // frontier is mostly such records; counted, they hid
+                        // the records behind them for a turn of the index,
+                        // 512 keys a fill. FILL_SCAN still bounds the walk.
+                        futile -= 1;
                         return Ok(true);
                     }
                     if !far_origins.is_empty() {
