@@ -769,25 +769,22 @@ fn plant_focus(st: &Store, count: usize, port: u16, t0: u64) -> (Vec<Key>, Vec<R
 /// is measured again.
 fn round(p: &mut Planted) {
     if !p.runs.is_empty() {
-        let st = Store::open(&p.db, store::Options::default()).expect("open");
-        for (keys, recs) in p.live_keys.chunks(10_000).zip(p.live.chunks(10_000)) {
-            let mut w = st.write().expect("write");
-            for (k, r) in keys.iter().zip(recs) {
-                w.update(k, r).expect("update");
-            }
-            w.commit().expect("commit");
-        }
-        drop(st);
-        for sub in ["cache", "archive", "rep"] {
-            let _ = std::fs::remove_dir_all(p.c.files.join(sub));
-        }
+        replant(p, &p.live_keys, &p.live);
     }
     measure(p.c.cmd("nlpc-up", ""));
     let run = fetch_round(p, false);
     p.runs.push(run);
     // The focused round: its records READY again, the stored bodies gone.
+    replant(p, &p.focus_keys, &p.focus);
+    let run = fetch_round(p, true);
+    p.focus_runs.push(run);
+}
+
+/// Puts `recs` back under `keys` as planted, and removes the stored
+/// bodies, so that a round fetches and writes them again.
+fn replant(p: &Planted, keys: &[Key], recs: &[Record]) {
     let st = Store::open(&p.db, store::Options::default()).expect("open");
-    for (keys, recs) in p.focus_keys.chunks(10_000).zip(p.focus.chunks(10_000)) {
+    for (keys, recs) in keys.chunks(10_000).zip(recs.chunks(10_000)) {
         let mut w = st.write().expect("write");
         for (k, r) in keys.iter().zip(recs) {
             w.update(k, r).expect("update");
@@ -798,8 +795,6 @@ fn round(p: &mut Planted) {
     for sub in ["cache", "archive", "rep"] {
         let _ = std::fs::remove_dir_all(p.c.files.join(sub));
     }
-    let run = fetch_round(p, true);
-    p.focus_runs.push(run);
 }
 
 /// The median of `runs` by pages/s, and every round's pages/s, slowest
