@@ -48,6 +48,9 @@ pub(super) const FILL_FUTILE: usize = 512;
 /// Keys looked at per fill pass.
 pub(super) const FILL_SCAN: usize = 4096;
 
+/// How often `--once` looks at most whether only waiting records are left.
+pub(super) const WAITING_GAP: Duration = Duration::from_millis(200);
+
 /// The fetcher's pacing: the queue of each address served, the rests and
 /// pauses owed to addresses and origins, and the fills that lease records.
 pub(super) struct Pacing {
@@ -86,6 +89,8 @@ pub(super) struct Pacing {
     pub fill_leased: bool,
     /// When `--once` last looked whether only waiting records are left.
     pub waiting_checked: Option<Instant>,
+    /// How long after that it looks again (see `only_waiting_left`).
+    pub waiting_gap: Duration,
     /// The share of recent leases that explored (`focus`).
     pub explored: focus::Share,
     /// Records of good classes fills saw but did not lease (`focus`).
@@ -111,6 +116,7 @@ impl Pacing {
             filling: false,
             fill_leased: false,
             waiting_checked: None,
+            waiting_gap: WAITING_GAP,
             explored: focus::Share::new(explore),
             kept: focus::Kept::default(),
         }
@@ -582,16 +588,20 @@ impl Fetcher<'_> {
 
     /// With `--once`: true when every unleased record left is waiting past
     /// [`HORIZON`] for its origin or address, each of which is then logged
-    /// with its count and wait. Looked at every 200 ms at most.
+    /// with its count and wait. Looked at every [`WAITING_GAP`] at most,
+    /// and never more than a fifth of the time: the walk reads the whole
+    /// READY index while records rest, a million keys in a big frontier,
+    /// and looked at back to back it starved the fills.
     pub(super) fn only_waiting_left(&mut self, now: Instant) -> Result<bool> {
         if self
             .pacing
             .waiting_checked
-            .is_some_and(|t| now.duration_since(t) < Duration::from_millis(200))
+            .is_some_and(|t| now.duration_since(t) < self.pacing.waiting_gap)
         {
             return Ok(false);
         }
         self.pacing.waiting_checked = Some(now);
+        let began = Instant::now();
         let horizon = now + HORIZON;
         // (what waits, as logged) → (records, until when, why)
         let mut left: HashMap<String, (u64, Instant, String)> = HashMap::new();
@@ -599,15 +609,15 @@ impl Fetcher<'_> {
         {
             let rd = self.d.store.read()?;
             for state in [State::Ready, State::Dirty] {
-                rd.walk_keys(state, false, None, |k| {
-                    let Some((u, a)) = rd
-                        .peek(&k, |b| {
-                            let u = Record::decode_url(b).ok().map(str::to_string);
-                            let a = Record::decode_ip(b);
-                            u.zip(a)
-                        })?
-                        .flatten()
-                    else {
+                // The address from the index entry where it is held: a
+                // frontier resting on far addresses is walked without
+                // reading its records.
+                rd.walk_input(state, None, |k, held| {
+                    let addr = match held {
+                        Some(a) => Some(a),
+                        None => rd.peek(&k, Record::decode_ip)?.flatten(),
+                    };
+                    let Some(a) = addr else {
                         all = false;
                         return Ok(false);
                     };
@@ -620,6 +630,13 @@ impl Fetcher<'_> {
                         e.0 += 1;
                         return Ok(true);
                     }
+                    let u = rd
+                        .peek(&k, |b| Record::decode_url(b).ok().map(str::to_string))?
+                        .flatten();
+                    let Some(u) = u else {
+                        all = false;
+                        return Ok(false);
+                    };
                     let o = url::origin_of(&u);
                     if let Some(t) = self.pacing.origin_next.get(o).filter(|t| **t > horizon) {
                         let e = left.entry(o.to_string()).or_insert((0, *t, String::new()));
@@ -630,9 +647,13 @@ impl Fetcher<'_> {
                     Ok(false)
                 })?;
                 if !all {
-                    return Ok(false);
+                    break;
                 }
             }
+        }
+        self.pacing.waiting_gap = WAITING_GAP.max(began.elapsed().saturating_mul(4));
+        if !all {
+            return Ok(false);
         }
         let wall = clock::now();
         let mut lines: Vec<(String, (u64, Instant, String))> = left.into_iter().collect();
