@@ -641,15 +641,7 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
         })
         .collect();
     let mut w = st.write().expect("write");
-    let live_keys: Vec<Key> = w
-        .insert_batch(&live)
-        .expect("insert")
-        .into_iter()
-        .map(|i| match i {
-            store::Inserted::New(k) => k,
-            other => panic!("live record not new: {other:?}"),
-        })
-        .collect();
+    let live_keys = insert_new(&mut w, &live, "live");
     w.commit().expect("commit");
     let (focus_keys, focus) = plant_focus(&st, live_n, port, t0);
     drop(st);
@@ -683,6 +675,19 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
         runs: Vec::new(),
         focus_runs: Vec::new(),
     }
+}
+
+/// Inserts `recs`, each new (`what` names them if one is not), and
+/// returns their keys in order.
+fn insert_new(w: &mut store::Write<'_>, recs: &[Record], what: &str) -> Vec<Key> {
+    w.insert_batch(recs)
+        .expect("insert")
+        .into_iter()
+        .map(|i| match i {
+            store::Inserted::New(k) => k,
+            other => panic!("{what} record not new: {other:?}"),
+        })
+        .collect()
 }
 
 /// Plants the focused round's `count` records, READY on the loopback
@@ -745,15 +750,7 @@ fn plant_focus(st: &Store, count: usize, port: u16, t0: u64) -> (Vec<Key>, Vec<R
             f
         })
         .collect();
-    let keys: Vec<Key> = w
-        .insert_batch(&fresh)
-        .expect("insert")
-        .into_iter()
-        .map(|i| match i {
-            store::Inserted::New(k) => k,
-            other => panic!("focused record not new: {other:?}"),
-        })
-        .collect();
+    let keys = insert_new(&mut w, &fresh, "focused");
     for (k, h) in keys.iter().zip(&hops) {
         if *h > 0 {
             tunnel::reached(&mut w, k, *h).expect("tunnel");

@@ -87,10 +87,9 @@ pub(super) struct Pacing {
     pub filling: bool,
     /// The last fill leased something: fill again at once when idle.
     pub fill_leased: bool,
-    /// When `--once` last looked whether only waiting records are left.
-    pub waiting_checked: Option<Instant>,
-    /// How long after that it looks again (see `only_waiting_left`).
-    pub waiting_gap: Duration,
+    /// When `--once` may next look whether only waiting records are left
+    /// (see `only_waiting_left`).
+    pub waiting_next: Option<Instant>,
     /// The share of recent leases that explored (`focus`).
     pub explored: focus::Share,
     /// Records of good classes fills saw but did not lease (`focus`).
@@ -115,8 +114,7 @@ impl Pacing {
             want_fill: false,
             filling: false,
             fill_leased: false,
-            waiting_checked: None,
-            waiting_gap: WAITING_GAP,
+            waiting_next: None,
             explored: focus::Share::new(explore),
             kept: focus::Kept::default(),
         }
@@ -593,14 +591,9 @@ impl Fetcher<'_> {
     /// READY index while records rest, a million keys in a big frontier,
     /// and looked at back to back it starved the fills.
     pub(super) fn only_waiting_left(&mut self, now: Instant) -> Result<bool> {
-        if self
-            .pacing
-            .waiting_checked
-            .is_some_and(|t| now.duration_since(t) < self.pacing.waiting_gap)
-        {
+        if self.pacing.waiting_next.is_some_and(|t| now < t) {
             return Ok(false);
         }
-        self.pacing.waiting_checked = Some(now);
         let began = Instant::now();
         let horizon = now + HORIZON;
         // (what waits, as logged) → (records, until when, why)
@@ -651,7 +644,7 @@ impl Fetcher<'_> {
                 }
             }
         }
-        self.pacing.waiting_gap = WAITING_GAP.max(began.elapsed().saturating_mul(4));
+        self.pacing.waiting_next = Some(now + WAITING_GAP.max(began.elapsed().saturating_mul(4)));
         if !all {
             return Ok(false);
         }
