@@ -284,8 +284,9 @@ fn analysis_dir(var: &str) -> Option<PathBuf> {
 }
 
 impl Crawl {
-    /// The command running `bin`; `round` names nlpc-fetch's round
-    /// ("fetch" or "focus") in the analysis files.
+    /// The command running `bin`, with `--once` but for nlpc-fetch's
+    /// "idle" round; `round` names nlpc-fetch's round ("fetch", "focus"
+    /// or "idle") in the analysis files.
     fn cmd(&self, bin: &str, round: &str) -> Command {
         let exe = match bin {
             "nlpc-up" => env!("CARGO_BIN_EXE_nlpc-up"),
@@ -321,7 +322,9 @@ impl Crawl {
         for (opt, sub) in [("-f", "cache"), ("-a", "archive"), ("-r", "rep")] {
             c.arg(opt).arg(self.files.join(sub));
         }
-        c.arg("--once");
+        if round != "idle" {
+            c.arg("--once");
+        }
         c
     }
 }
@@ -476,6 +479,10 @@ struct Row {
     ready_n: usize,
     /// The focused round's median.
     focus: Round,
+    /// CPU seconds a second of nlpc-fetch left running (no `--once`)
+    /// once only the resting records are left: what its fills cost
+    /// walking past them.
+    idle_cpu: f64,
 }
 
 /// The median round of a kind and the range.
@@ -662,6 +669,7 @@ fn plant(n: usize, live_n: usize, port: u16) -> Planted {
         fetch_db: 0,
         ready_n,
         focus: Round::default(),
+        idle_cpu: 0.0,
     };
     Planted {
         _dirs: (tmp, files),
@@ -775,6 +783,54 @@ fn round(p: &mut Planted) {
     replant(p, &p.focus_keys, &p.focus);
     let run = fetch_round(p, true);
     p.focus_runs.push(run);
+    if p.focus_runs.len() == 1 {
+        p.row.idle_cpu = idle_round(p);
+    }
+}
+
+/// How long nlpc-fetch runs in [`idle_round`] before its CPU is counted:
+/// its start, and the walks that find every record resting.
+const IDLE_SETTLE: Duration = Duration::from_secs(5);
+/// How long its CPU is counted for.
+const IDLE: Duration = Duration::from_secs(10);
+
+/// CPU seconds (user and system) of process `pid` so far, from
+/// /proc/PID/stat.
+fn cpu_of(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("read stat");
+    // The fields after the command, which is in parentheses and may hold
+    // spaces: utime and stime are the 12th and 13th of them.
+    let rest = &stat[stat.rfind(')').expect("stat's command") + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    let ticks: f64 = f[11].parse::<f64>().expect("utime") + f[12].parse::<f64>().expect("stime");
+    // SAFETY: sysconf has no preconditions.
+    ticks / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+}
+
+/// nlpc-fetch, focused, left running once only the resting READY records
+/// are left: its CPU seconds a second over [`IDLE`], after
+/// [`IDLE_SETTLE`].
+fn idle_round(p: &Planted) -> f64 {
+    let mut f = p.c.cmd("nlpc-fetch", "idle");
+    f.args(["--fetch-polite", "0", "--filter-lang", "lv"])
+        .stderr(std::process::Stdio::null());
+    let mut child = f.spawn().expect("start nlpc-fetch");
+    // Measurement periods, not synchronisation: the daemon runs on.
+    std::thread::sleep(IDLE_SETTLE);
+    let before = cpu_of(child.id());
+    std::thread::sleep(IDLE);
+    let cpu_s = (cpu_of(child.id()) - before) / IDLE.as_secs_f64();
+    // SAFETY: the child is ours and not yet reaped.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let st = child.wait().expect("wait for nlpc-fetch");
+    assert!(st.success(), "nlpc-fetch left running: {st}");
+    eprintln!(
+        "{}: nlpc-fetch left running over {} resting READY records: {:.1} ms of CPU a second",
+        p.row.n,
+        p.row.ready_n,
+        cpu_s * 1e3
+    );
+    cpu_s
 }
 
 /// Puts `recs` back under `keys` as planted, and removes the stored
@@ -1022,13 +1078,13 @@ fn main() {
         ));
     }
     out.push_str(&format!(
-        "\n| records | READY (resting) | nlpc-fetch --once --filter-lang lv, {live_n} READY focused: median round (range) | CPU a page | DB written a page | nlpc-fetch peak RSS: file / anonymous |\n"
+        "\n| records | READY (resting) | nlpc-fetch --once --filter-lang lv, {live_n} READY focused: median round (range) | CPU a page | DB written a page | nlpc-fetch peak RSS: file / anonymous | nlpc-fetch left running over the resting: CPU a second (10 s, after 5) |\n"
     ));
-    out.push_str("|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &rows {
         let f = &r.focus;
         out.push_str(&format!(
-            "| {} | {} | {:.0} pages/s ({:.0}–{:.0}) | {:.0} µs | {:.1} KB | {:.1} / {:.1} MB |\n",
+            "| {} | {} | {:.0} pages/s ({:.0}–{:.0}) | {:.0} µs | {:.1} KB | {:.1} / {:.1} MB | {:.1} ms |\n",
             r.n,
             r.ready_n,
             f.pages_s,
@@ -1038,6 +1094,7 @@ fn main() {
             f.db as f64 / 1e3 / live_n as f64,
             f.rss.file as f64 / 1e6,
             f.rss.anon as f64 / 1e6,
+            r.idle_cpu * 1e3,
         ));
     }
     print!("{out}");
