@@ -302,11 +302,12 @@ impl<'d> Fetcher<'d> {
             }
             self.take_replies()?;
             let now = Instant::now();
-            // Fill every 100 ms, or at once (but not in a tight loop) when
-            // an address ran out of work.
+            // Fill every 100 ms (less often while fills find only resting
+            // records), or at once (but not in a tight loop) when an
+            // address ran out of work.
             let since = self.pacing.last_fill.map(|t| now.duration_since(t));
             let fill_due = since.is_none_or(|t| {
-                t >= Duration::from_millis(100)
+                t >= self.pacing.fill_gap
                     || (self.pacing.want_fill && t >= Duration::from_millis(2))
             });
             if fill_due {
@@ -326,6 +327,7 @@ impl<'d> Fetcher<'d> {
             let (done, woken) = self.transfers.client.poll_or_wake(wait, wake)?;
             if woken && self.d.drain_wake() {
                 self.pacing.want_fill = true;
+                self.pacing.stir();
             }
             // The answers end their requests and are stored; then the next
             // requests of the bursts leave, put on the wire at once, before

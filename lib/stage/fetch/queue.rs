@@ -48,6 +48,28 @@ pub(super) const FILL_FUTILE: usize = 512;
 /// Keys looked at per fill pass.
 pub(super) const FILL_SCAN: usize = 4096;
 
+/// Keys of addresses resting past the horizon a fill pass walks past at
+/// most, beside [`FILL_SCAN`], while the index holds others: each costs a
+/// cursor step and a look in a map (the index entry holds the address).
+/// Counted in `FILL_SCAN`, a frontier whose resting records outnumber the
+/// rest fifty to one hid the rest for a turn of the index, 24 s at a
+/// million resting records, 4,096 keys every 100 ms
+/// (`scripts/bench/scale.rs`, 10 M). An index found all resting (see
+/// `Pacing::resting_ends`) is walked `FILL_SCAN` keys a fill: walking
+/// 65,536 of it at every fill slowed the other index's fetching by a
+/// quarter.
+pub(super) const FILL_SKIP: usize = 65_536;
+
+/// How long after a fill the next one is due, at most (an address that
+/// runs out of work, or new records, call one sooner).
+pub(super) const FILL_GAP: Duration = Duration::from_millis(100);
+
+/// The longest gap between fills once every waiting record was found
+/// resting (see `Pacing::resting_ends`); the gap doubles up to it from
+/// [`FILL_GAP`]. Each such fill walks up to [`FILL_SKIP`] keys, for
+/// records none of which may be asked sooner.
+pub(super) const FILL_GAP_RESTING: Duration = Duration::from_secs(1);
+
 /// How often `--once` looks at most whether only waiting records are left.
 pub(super) const WAITING_GAP: Duration = Duration::from_millis(200);
 
@@ -81,6 +103,15 @@ pub(super) struct Pacing {
     /// Where the walks of READY and DIRTY stopped, for the next fill.
     pub resume: [Option<Key>; 2],
     pub last_fill: Option<Instant>,
+    /// When the next fill is due after the last ([`FILL_GAP`], longer
+    /// while fills find only resting records).
+    pub fill_gap: Duration,
+    /// Ends of each walk (READY, DIRTY) reached since it last saw a
+    /// record whose address and origin do not rest past the horizon, or
+    /// new records came, or a long rest ended: at two, every record of
+    /// that index has been seen resting since; with both, fills slow
+    /// down.
+    pub resting_ends: [u8; 2],
     /// An address ran out of work: fill again soon.
     pub want_fill: bool,
     /// A fill's leases are being taken by the writer.
@@ -111,6 +142,8 @@ impl Pacing {
             claim,
             resume: [None, None],
             last_fill: None,
+            fill_gap: FILL_GAP,
+            resting_ends: [0; 2],
             want_fill: false,
             filling: false,
             fill_leased: false,
@@ -213,6 +246,14 @@ impl Pacing {
         (resting, paused)
     }
 
+    /// Records may be waiting that do not rest (new ones came, or a long
+    /// rest ended): fills go back to [`FILL_GAP`] until the walks have
+    /// found all resting again.
+    pub fn stir(&mut self) {
+        self.resting_ends = [0; 2];
+        self.fill_gap = FILL_GAP;
+    }
+
     /// A burst began on `addr`: a pause that is over is said to be.
     pub fn resumed(&mut self, addr: IpAddr, now: Instant) {
         let Some(h) = self.health.get_mut(&addr) else {
@@ -259,6 +300,11 @@ impl Fetcher<'_> {
         }
         let unspecified = IpAddr::from([0, 0, 0, 0]);
         let mut wanted: Vec<(Key, State, IpAddr)> = Vec::new();
+        // Per walk (READY, DIRTY): a record was seen whose address and
+        // origin do not rest past the horizon; the walk reached its
+        // index's end.
+        let mut unrested = [false; 2];
+        let mut ended = [false; 2];
         self.pacing.fill_leased = false;
         let horizon = Instant::now() + HORIZON;
         // Origins resting past the horizon: their records stay in the store.
@@ -299,6 +345,13 @@ impl Fetcher<'_> {
             let yield_rule = self.cfg.yield_rule;
             for (i, state) in [State::Ready, State::Dirty].into_iter().enumerate() {
                 let mut seen = 0;
+                let mut skipped = 0;
+                let skip_most = if self.pacing.resting_ends[i] >= 2 {
+                    FILL_SCAN
+                } else {
+                    FILL_SKIP
+                };
+                let mut walk_unrested = false;
                 let mut futile = 0;
                 let mut last = None;
                 let mut stopped = false;
@@ -307,7 +360,8 @@ impl Fetcher<'_> {
                     seen += 1;
                     futile += 1;
                     last = Some(k);
-                    if seen > FILL_SCAN || futile > FILL_FUTILE || free == 0 {
+                    if seen > FILL_SCAN || skipped > skip_most || futile > FILL_FUTILE || free == 0
+                    {
                         stopped = true;
                         return Ok(false);
                     }
@@ -324,14 +378,16 @@ impl Fetcher<'_> {
                         return Ok(true);
                     };
                     if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
+                        walk_unrested = true;
                         return Ok(true);
                     }
                     if far_addrs.get(&a).is_some_and(|t| *t > horizon) {
-                        // Not futile: skipped on the index entry, and a big
-                        // frontier is mostly such records; counted, they hid
-                        // the records behind them for a turn of the index,
-                        // 512 keys a fill. FILL_SCAN still bounds the walk.
+                        // Neither futile nor seen: skipped on the index
+                        // entry, and a big frontier is mostly such records
+                        // (FILL_SKIP bounds them, or FILL_SCAN).
                         futile -= 1;
+                        seen -= 1;
+                        skipped += 1;
                         return Ok(true);
                     }
                     if !far_origins.is_empty() {
@@ -345,6 +401,7 @@ impl Fetcher<'_> {
                             return Ok(true);
                         }
                     }
+                    walk_unrested = true;
                     if focus && state == State::Ready {
                         let (class, look) = focus::class(&rd, &k, yield_rule, &mut hosts)?;
                         unwalked.remove(&k);
@@ -363,6 +420,8 @@ impl Fetcher<'_> {
                 })?;
                 // Past the end: start from the beginning next time.
                 self.pacing.resume[i] = if stopped { last } else { None };
+                ended[i] = !stopped;
+                unrested[i] = walk_unrested;
             }
             if focus {
                 // The best records earlier fills saw, classed again.
@@ -373,6 +432,7 @@ impl Fetcher<'_> {
                         kept.keep(class, k, a);
                         continue;
                     }
+                    unrested[0] = true;
                     better_waiting |= class < focus::EXPLORE;
                     // One of a host shown good since goes now if it can;
                     // the walk finds such records again.
@@ -424,6 +484,15 @@ impl Fetcher<'_> {
                 }
             }
         }
+        let ends = &mut self.pacing.resting_ends;
+        for ((n, e), u) in ends.iter_mut().zip(ended).zip(unrested) {
+            *n = if u { 0 } else { n.saturating_add(u8::from(e)) };
+        }
+        self.pacing.fill_gap = if ends.iter().all(|n| *n >= 2) {
+            (self.pacing.fill_gap * 2).min(FILL_GAP_RESTING)
+        } else {
+            FILL_GAP
+        };
         if wanted.is_empty() {
             return Ok(());
         }
@@ -515,7 +584,12 @@ impl Fetcher<'_> {
     pub(super) fn park(&mut self, now: Instant) -> Result<()> {
         let horizon = now + HORIZON;
         self.pacing.origin_next.retain(|_, t| *t > now);
-        self.pacing.far_addrs.retain(|_, t| *t > now);
+        // An address is resting while its rest goes past the horizon.
+        let resting = self.pacing.far_addrs.len();
+        self.pacing.far_addrs.retain(|_, t| *t > horizon);
+        if self.pacing.far_addrs.len() < resting {
+            self.pacing.stir();
+        }
         // Origins with a request in flight are blocked, not resting.
         let busy: HashSet<&str> = self
             .pacing
