@@ -227,6 +227,14 @@ fn a_whole_crawl_and_the_same_crawl_under_chaos_agree() {
     eprintln!("chaos run: {kills} daemons killed");
 }
 
+/// The nice value of process `pid` (the 19th field of /proc/PID/stat).
+fn nice_of(pid: u32) -> i64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    // Fields after the name: state (the 3rd), ..., nice (the 19th).
+    rest.split(' ').nth(16).unwrap().parse().unwrap()
+}
+
 #[test]
 fn a_second_nlpcd_is_refused_and_sigterm_stops_every_daemon() {
     let web = Web::start(60);
@@ -238,10 +246,28 @@ fn a_second_nlpcd_is_refused_and_sigterm_stops_every_daemon() {
         .unwrap();
     // Every daemon of the crawl (six, with nlpc-index).
     let n = nlpcrawl::run::options::Program::DAEMONS.len();
+    // Each past its exec (named as itself, no longer nlpcd's fork).
+    let comm = |k: &u32| std::fs::read_to_string(format!("/proc/{k}/comm")).unwrap_or_default();
     wait_until(Duration::from_secs(30), "every daemon", || {
-        children_of(first.id()).len() == n
+        let kids = children_of(first.id());
+        kids.len() == n && kids.iter().all(|k| comm(k).starts_with("nlpc-"))
     });
     let kids = children_of(first.id());
+    // The daemons that work through what others made run at a lower CPU
+    // priority than nlpcd, the others at its own.
+    let own = nice_of(first.id());
+    let mut lowered = Vec::new();
+    for k in &kids {
+        let name = comm(k);
+        let name = name.trim();
+        let want = own + i64::from(nlpcrawl::launch::child::niceness(name));
+        assert_eq!(nice_of(*k), want.min(19), "{name}'s nice value");
+        if want > own {
+            lowered.push(name.to_string());
+        }
+    }
+    lowered.sort();
+    assert_eq!(lowered, ["nlpc-index", "nlpc-scan", "nlpc-vrfy"]);
     let o = nlpcd(&c, &web, &[]).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);

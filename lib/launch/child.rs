@@ -24,6 +24,18 @@ pub struct Daemon {
     pub last_exit: String,
 }
 
+/// How much lower than nlpcd's a daemon's CPU priority is (its nice
+/// increment). nlpc-vrfy, nlpc-scan and nlpc-index work through what the
+/// others made and may fall behind for a while; nlpc-fetch's timers keep
+/// each address's pace, so on a machine whose cores are full they go
+/// first.
+pub fn niceness(name: &str) -> i32 {
+    match name {
+        "nlpc-vrfy" | "nlpc-scan" | "nlpc-index" => 10,
+        _ => 0,
+    }
+}
+
 /// A daemon that stayed up this long is healthy again: the back-off
 /// starts over at its next death.
 pub const STABLE: Duration = Duration::from_secs(300);

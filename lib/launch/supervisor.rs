@@ -164,6 +164,7 @@ impl Supervisor {
         c.args(&d.args).stdin(Stdio::null());
         let parent = nix::unistd::getpid();
         let lock_fd = self.lock_fd;
+        let nice = super::child::niceness(d.name);
         // SAFETY: between fork and exec the closure makes only
         // async-signal-safe system calls and allocates nothing.
         unsafe {
@@ -184,6 +185,11 @@ impl Supervisor {
                 // nlpcd died before the signal was armed: stop here.
                 if libc::getppid() != parent.as_raw() {
                     return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                if nice > 0 {
+                    // Lowering one's own priority is always allowed; were it
+                    // refused, the daemon would only run at nlpcd's.
+                    libc::nice(nice);
                 }
                 if let Some(fd) = lock_fd {
                     // Keep the lock's descriptor open across exec.
