@@ -62,6 +62,7 @@
 //! The index's check of itself against the records, and its size on
 //! disk, are in `check`.
 
+use std::collections::HashSet;
 use std::fmt;
 
 use crate::document::fingerprint::minhash::BANDS;
@@ -454,16 +455,17 @@ fn weigh(v: &impl View, met: Met, sig: &Signature, min: u32, not: &Key) -> Resul
         near: Vec::new(),
         read: met.read,
     };
-    let mut seen: Vec<Key> = Vec::new();
+    // A set, not a list: a page meets up to BANDS * MAX_BUCKET entries,
+    // mostly the same few pages, and a list's scans added up.
+    let mut seen: HashSet<Key> = HashSet::with_capacity(MAX_CANDIDATES);
     for key in met.keys.into_iter().flatten() {
         // Past either bound nothing more is weighed.
         if seen.len() >= MAX_CANDIDATES || found.near.len() >= MAX_NEAR {
             break;
         }
-        if key == *not || seen.contains(&key) {
+        if key == *not || !seen.insert(key) {
             continue;
         }
-        seen.push(key);
         let doc = get_doc(v, &key)?
             .ok_or_else(|| v.dups_corrupt(&key.0, "bucket entry without a page"))?;
         let s = doc.sig.map_or(0, |o| o.similarity(sig));
