@@ -42,6 +42,7 @@ use crate::{debug, info};
 mod addr;
 mod fds;
 mod figures;
+mod fill;
 mod focus;
 mod group;
 pub mod health;

@@ -27,7 +27,7 @@ pub(super) enum Reply {
     /// A batch from the storer committed, its bodies stored.
     Stored,
     /// Records leased for the queues.
-    Leased(super::queue::Leased),
+    Leased(super::fill::Leased),
     /// Bursts recorded as starting no later than the instant given.
     Armed(Vec<(IpAddr, Instant)>),
 }

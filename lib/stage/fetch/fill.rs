@@ -1,0 +1,430 @@
+//! Fills: the walks of READY and DIRTY that lease records into the
+//! queues of `queue::Pacing`, class by class with focus, and the
+//! writer's part that claims addresses and takes the leases.
+
+use super::addr::rest_wait;
+use super::queue::{armed_until, queue_cap, ARM_SLACK, FILL_GAP, FILL_GAP_RESTING};
+use super::*;
+
+/// Keys looked at past the last useful one before a fill gives up: with
+/// few addresses, most of the index belongs to addresses whose queues are
+/// full. Keys of addresses resting past the horizon do not count.
+const FILL_FUTILE: usize = 512;
+
+/// Keys looked at per fill pass.
+const FILL_SCAN: usize = 4096;
+
+/// Keys of addresses resting past the horizon a fill pass walks past at
+/// most, beside [`FILL_SCAN`], while the index holds others: each costs a
+/// cursor step and a look in a map (the index entry holds the address).
+/// Counted in `FILL_SCAN`, a frontier whose resting records outnumber the
+/// rest fifty to one hid the rest for a turn of the index, 24 s at a
+/// million resting records, 4,096 keys every 100 ms
+/// (`scripts/bench/scale.rs`, 10 M). An index found all resting (see
+/// `Pacing::resting_ends`) is walked `FILL_SCAN` keys a fill: walking
+/// 65,536 of it at every fill slowed the other index's fetching by a
+/// quarter.
+const FILL_SKIP: usize = 65_536;
+
+/// Takes one of the free places in `addr`'s queue for a fill (`room`
+/// holds each address's, `free` all of them), if one is left.
+fn take_slot(
+    room: &mut HashMap<IpAddr, usize>,
+    free: &mut usize,
+    policy: &Policy,
+    addr: IpAddr,
+) -> bool {
+    let slot = room.entry(addr).or_insert_with(|| queue_cap(policy, addr));
+    if *slot == 0 {
+        return false;
+    }
+    *slot -= 1;
+    *free = free.saturating_sub(1);
+    true
+}
+
+impl Fetcher<'_> {
+    /// Leases READY and DIRTY records for the addresses being served (and
+    /// new addresses while there is room), walking each index from where
+    /// the last pass stopped. With focus, READY records are filled class
+    /// by class ([`focus::class`]): those of hosts with a good harvest
+    /// first, each later class taking only the room the earlier ones leave
+    /// and queued after them, and exploring ones held to their share
+    /// ([`focus::Share`]) while better records wait. Politeness is
+    /// untouched: only the order changes.
+    pub(super) fn fill(&mut self) -> Result<()> {
+        let policy = self.cfg.policy;
+        if self.pacing.filling {
+            // One fill at a time: the last one's leases are still coming.
+            return Ok(());
+        }
+        let unspecified = IpAddr::from([0, 0, 0, 0]);
+        let mut wanted: Vec<(Key, State, IpAddr)> = Vec::new();
+        // Per walk (READY, DIRTY): a record was seen whose address and
+        // origin do not rest past the horizon; the walk reached its
+        // index's end.
+        let mut unrested = [false; 2];
+        let mut ended = [false; 2];
+        self.pacing.fill_leased = false;
+        let horizon = Instant::now() + HORIZON;
+        // Origins resting past the horizon: their records stay in the store.
+        let far_origins: HashSet<&str> = self
+            .pacing
+            .origin_next
+            .iter()
+            .filter(|(_, t)| **t > horizon)
+            .map(|(o, _)| o.as_str())
+            .collect();
+        let far_addrs = &self.pacing.far_addrs;
+        let focus = self.cfg.focus;
+        let explored = &mut self.pacing.explored;
+        let kept = &mut self.pacing.kept;
+        let earlier = kept.drain();
+        {
+            let rd = self.d.store.read()?;
+            let mut room: HashMap<IpAddr, usize> = self
+                .pacing
+                .addrs
+                .iter()
+                .map(|(a, q)| (*a, queue_cap(&policy, *a).saturating_sub(q.jobs.len())))
+                .collect();
+            // Free slots in all, counting addresses not yet served; the
+            // walk stops once they are taken.
+            let mut free: usize = room.values().sum::<usize>()
+                + self.cfg.hosts.saturating_sub(room.len()) * queue_cap(&policy, unspecified);
+            // READY records of classes 1 and on ([`focus::class`]), leased
+            // after the pass class by class if room is left.
+            let mut later: [Vec<(Key, IpAddr, Option<focus::Look>)>; focus::CLASSES - 1] =
+                Default::default();
+            // A record of a class before exploration was seen.
+            let mut better_waiting = false;
+            // Records earlier fills kept that the walk has not classed.
+            let mut unwalked: HashSet<Key> = earlier.iter().map(|(k, _)| *k).collect();
+            // Each host's standing, read once a pass.
+            let mut hosts = focus::Hosts::default();
+            let yield_rule = self.cfg.yield_rule;
+            for (i, state) in [State::Ready, State::Dirty].into_iter().enumerate() {
+                let mut seen = 0;
+                let mut skipped = 0;
+                let skip_most = if self.pacing.resting_ends[i] >= 2 {
+                    FILL_SCAN
+                } else {
+                    FILL_SKIP
+                };
+                let mut walk_unrested = false;
+                let mut futile = 0;
+                let mut last = None;
+                let mut stopped = false;
+                let from = self.pacing.resume[i];
+                rd.walk_input(state, from.as_ref(), |k, held| {
+                    seen += 1;
+                    futile += 1;
+                    last = Some(k);
+                    if seen > FILL_SCAN || skipped > skip_most || futile > FILL_FUTILE || free == 0
+                    {
+                        stopped = true;
+                        return Ok(false);
+                    }
+                    // Only the address is needed here, which the index
+                    // entry holds; else the record says (no full decode).
+                    let addr = match held {
+                        Some(a) => Some(a),
+                        None => rd.peek(&k, Record::decode_ip)?.flatten(),
+                    };
+                    let Some(a) = addr else {
+                        // A record without a usable address fails on its own.
+                        wanted.push((k, state, unspecified));
+                        futile = 0;
+                        return Ok(true);
+                    };
+                    if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
+                        walk_unrested = true;
+                        return Ok(true);
+                    }
+                    if far_addrs.get(&a).is_some_and(|t| *t > horizon) {
+                        // Neither futile nor seen: skipped on the index
+                        // entry, and a big frontier is mostly such records
+                        // (FILL_SKIP bounds them, or FILL_SCAN).
+                        futile -= 1;
+                        seen -= 1;
+                        skipped += 1;
+                        return Ok(true);
+                    }
+                    if !far_origins.is_empty() {
+                        let far = rd
+                            .peek(&k, |b| {
+                                Record::decode_url(b)
+                                    .is_ok_and(|u| far_origins.contains(url::origin_of(u)))
+                            })?
+                            .unwrap_or(false);
+                        if far {
+                            return Ok(true);
+                        }
+                    }
+                    walk_unrested = true;
+                    if focus && state == State::Ready {
+                        let (class, look) = focus::class(&rd, &k, yield_rule, &mut hosts)?;
+                        unwalked.remove(&k);
+                        better_waiting |= class < focus::EXPLORE;
+                        if class > 0 {
+                            later[usize::from(class - 1)].push((k, a, look));
+                            return Ok(true);
+                        }
+                    }
+                    if take_slot(&mut room, &mut free, &policy, a) {
+                        futile = 0;
+                        wanted.push((k, state, a));
+                        explored.leased(false);
+                    }
+                    Ok(true)
+                })?;
+                // Past the end: start from the beginning next time.
+                self.pacing.resume[i] = if stopped { last } else { None };
+                ended[i] = !stopped;
+                unrested[i] = walk_unrested;
+            }
+            if focus {
+                // The best records earlier fills saw, classed again.
+                for (class, look, k, a) in
+                    focus::classed_again(earlier, &rd, yield_rule, &mut hosts, &unwalked)?
+                {
+                    if far_addrs.get(&a).is_some_and(|t| *t > horizon) {
+                        kept.keep(class, k, a);
+                        continue;
+                    }
+                    unrested[0] = true;
+                    better_waiting |= class < focus::EXPLORE;
+                    // One of a host shown good since goes now if it can;
+                    // the walk finds such records again.
+                    if class == 0 {
+                        if take_slot(&mut room, &mut free, &policy, a) {
+                            wanted.push((k, State::Ready, a));
+                            explored.leased(false);
+                        }
+                    } else if let Some(l) = later.get_mut(usize::from(class - 1)) {
+                        l.push((k, a, look));
+                    }
+                }
+            }
+            // Once the room is taken, or exploring is held to its share,
+            // the rest are kept for the next fill. A host not judged yet
+            // gets one look: its other records move to a later class.
+            let mut closed = false;
+            let mut looked: HashSet<u32> = HashSet::new();
+            // First looks: the hosts more of the frontier points at first.
+            later[0].sort_by_key(|(_, _, look)| {
+                std::cmp::Reverse(look.map_or(0, |l| hosts.seen(l.host)))
+            });
+            for i in 0..later.len() {
+                let class = u8::try_from(i + 1).unwrap_or(u8::MAX);
+                let exploring = class >= focus::EXPLORE;
+                for (k, a, look) in std::mem::take(&mut later[i]) {
+                    if let Some(l) = look.filter(|l| looked.contains(&l.host)) {
+                        // Its class after the look is always a later one,
+                        // but at the last class, where it stays.
+                        let second = usize::from(l.second());
+                        if second > i + 1 {
+                            if let Some(v) = later.get_mut(second - 1) {
+                                v.push((k, a, None));
+                                continue;
+                            }
+                        }
+                    }
+                    closed |= free == 0 || exploring && !explored.may_explore(better_waiting);
+                    let served = room.contains_key(&a) || room.len() < self.cfg.hosts;
+                    if !closed && served && take_slot(&mut room, &mut free, &policy, a) {
+                        wanted.push((k, State::Ready, a));
+                        explored.leased(exploring);
+                        if let Some(l) = look {
+                            looked.insert(l.host);
+                        }
+                    } else {
+                        kept.keep(class, k, a);
+                    }
+                }
+            }
+        }
+        let ends = &mut self.pacing.resting_ends;
+        for ((n, e), u) in ends.iter_mut().zip(ended).zip(unrested) {
+            *n = if u { 0 } else { n.saturating_add(u8::from(e)) };
+        }
+        self.pacing.fill_gap = if ends.iter().all(|n| *n >= 2) {
+            (self.pacing.fill_gap * 2).min(FILL_GAP_RESTING)
+        } else {
+            FILL_GAP
+        };
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        // The leases are taken by the writer thread; the loop goes on and
+        // queues the records when they come (`take_leased`).
+        let lease = self.d.lease();
+        self.pacing.claim.time = clock::real_now();
+        let known: HashSet<IpAddr> = self.pacing.addrs.keys().copied().collect();
+        let (claim, yield_rule) = (self.pacing.claim, self.cfg.yield_rule);
+        // Rests recorded before (an address that left, unclaimed) go in
+        // first: the writer keeps the order, so a claim made now stands.
+        self.commit()?;
+        self.pacing.filling = true;
+        self.storing.writer()?.send(Box::new(move |store| {
+            lease_wanted(store, wanted, known, claim, lease, yield_rule, policy)
+                .map(writer::Reply::Leased)
+        }))
+    }
+
+    /// Queues the records the writer leased for a fill.
+    pub(super) fn take_leased(&mut self, l: Leased) {
+        self.pacing.filling = false;
+        self.pacing.fill_leased = !l.got.is_empty();
+        let now = Instant::now();
+        let now_ms = clock::real_now_ms();
+        for (addr, rest) in l.far {
+            self.pacing.far_addrs.insert(addr, now + rest);
+        }
+        for (addr, through) in l.armed {
+            self.pacing.armed.insert(addr, through);
+        }
+        for (addr, job, low) in l.got {
+            // A host whose pages are rarely accepted (--yield-min): set
+            // aside unfetched, with the figures that decided it.
+            if let Some(why) = low {
+                let mut r = job.rec.clone();
+                info!("excluded {}: {why}", r.url);
+                self.fail(&mut r, State::Excluded, why, 0);
+                self.storing.push_outcome(job, r, Vec::new());
+                continue;
+            }
+            if job.rec.ip().is_none() {
+                let mut r = job.rec.clone();
+                self.fail(&mut r, State::Unreach, "no address".into(), 0);
+                self.storing.push_outcome(job, r, Vec::new());
+                continue;
+            }
+            // Admission lets in only http and https; a record that came by
+            // another way is refused here, before robots.txt or libcurl
+            // (which would refuse it too) are asked.
+            let scheme = url::scheme_of(&job.rec.url).to_ascii_lowercase();
+            if scheme != "http" && scheme != "https" {
+                let mut r = job.rec.clone();
+                let why = format!(
+                    "only http and https are fetched (scheme {})",
+                    admit::shown(&scheme)
+                );
+                info!("rejected {}: {why}", job.rec.url);
+                self.fail(&mut r, State::Rejected, why, 0);
+                self.storing.push_outcome(job, r, Vec::new());
+                continue;
+            }
+            let claimed = l.rests.get(&addr).copied().flatten();
+            if !self.pacing.addrs.contains_key(&addr) && claimed.is_none() {
+                // The address left this fetcher while the leases were
+                // taken, its rest recorded unclaimed: the record goes back
+                // as it was, for a later fill to claim the address again.
+                let r = job.rec.clone();
+                self.storing.push_outcome(job, r, Vec::new());
+                continue;
+            }
+            let q = self.pacing.addrs.entry(addr).or_insert_with(|| {
+                let wait = rest_wait(claimed.unwrap_or(0), now_ms);
+                AddrQueue {
+                    gate: Gate::new(addr, now + wait),
+                    jobs: VecDeque::new(),
+                    robots_redirect: None,
+                    multiplexed: false,
+                }
+            });
+            q.jobs.push_back(job);
+        }
+    }
+}
+
+/// What the writer leased for a fill.
+pub(super) struct Leased {
+    /// The records, by address, with the low-yield verdict of their host.
+    got: Vec<(IpAddr, Job, Option<String>)>,
+    /// Addresses claimed (with the end of their rest, Unix ms) or left to
+    /// another fetcher (None).
+    rests: HashMap<IpAddr, Option<u64>>,
+    /// Addresses resting past the horizon, and for how long.
+    far: Vec<(IpAddr, Duration)>,
+    /// Addresses whose first burst is recorded, till when it may start.
+    armed: Vec<(IpAddr, Instant)>,
+}
+
+/// The writer's part of a fill: claims the addresses new to this fetcher
+/// (unless another live fetcher serves them), recording their first burst,
+/// and leases the records.
+fn lease_wanted(
+    store: &crate::store::Store,
+    wanted: Vec<(Key, State, IpAddr)>,
+    known: HashSet<IpAddr>,
+    claim: Lease,
+    lease: Lease,
+    yield_rule: crate::store::harvest::Rule,
+    policy: Policy,
+) -> Result<Leased> {
+    let mut out = Leased {
+        got: Vec::new(),
+        rests: HashMap::new(),
+        far: Vec::new(),
+        armed: Vec::new(),
+    };
+    let now = Instant::now();
+    let now_ms = clock::real_now_ms();
+    let mut w = store.write()?;
+    for (k, state, addr) in wanted {
+        if !known.contains(&addr) && !addr.is_unspecified() {
+            let until = match out.rests.get(&addr) {
+                Some(u) => *u,
+                None => {
+                    let e = AddrEntry::get(&w, &addr)?;
+                    let taken = e
+                        .owner
+                        .is_some_and(|o| o.pid != claim.pid && lease_owner_alive(o));
+                    // An address resting past the horizon is left
+                    // alone, and its records in the store, till then.
+                    let rest = rest_wait(e.until, now_ms);
+                    let far = rest > HORIZON;
+                    if far && !taken {
+                        out.far.push((addr, rest));
+                    }
+                    let u = (!taken && !far).then_some(e.until);
+                    if u.is_some() {
+                        // The first burst is recorded now, with the claim.
+                        let gap = crate::web::politeness::gap(addr, policy.polite);
+                        let until = if gap.is_zero() {
+                            e.until
+                        } else {
+                            out.armed.push((addr, now + rest + ARM_SLACK));
+                            armed_until(addr, e.until.max(now_ms), policy.polite)
+                        };
+                        // A pause under way stays recorded as such.
+                        let pausing = e.paused(now_ms).is_some();
+                        let mine = AddrEntry {
+                            until,
+                            owner: Some(claim),
+                            why: if pausing { e.why } else { 0 },
+                            strikes: if pausing { e.strikes } else { 0 },
+                        };
+                        mine.put(&mut w, &addr)?;
+                    }
+                    out.rests.insert(addr, u);
+                    u
+                }
+            };
+            if until.is_none() {
+                continue;
+            }
+        }
+        // Chosen by its address in an earlier snapshot: taken only while
+        // that is still its address, so it is fetched under its own
+        // address's politeness.
+        let same_addr = |r: &Record| addr.is_unspecified() || r.ip() == Some(addr);
+        if let Some(rec) = w.lease_key_if(&k, state, lease, same_addr)? {
+            let low = yield_rule.low_host(&w, rec.host())?;
+            out.got.push((addr, Job { key: k, rec, lease }, low));
+        }
+    }
+    w.commit()?;
+    Ok(out)
+}
