@@ -260,7 +260,8 @@ fn a_second_nlpcd_is_refused_and_sigterm_stops_every_daemon() {
     for k in &kids {
         let name = comm(k);
         let name = name.trim();
-        let want = own + i64::from(nlpcrawl::launch::child::niceness(name));
+        let program = nlpcrawl::run::options::Program::from_name(name).unwrap();
+        let want = own + i64::from(nlpcrawl::launch::child::niceness(program));
         assert_eq!(nice_of(*k), want.min(19), "{name}'s nice value");
         if want > own {
             lowered.push(name.to_string());

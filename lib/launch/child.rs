@@ -8,10 +8,14 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 
+use crate::run::options::Program;
+
 /// How a daemon is run and how it is doing.
 pub struct Daemon {
     pub name: &'static str,
     pub args: Vec<OsString>,
+    /// Its nice increment over nlpcd's ([`niceness`]).
+    pub(super) nice: i32,
     pub(super) child: Option<Child>,
     pub(super) started: Instant,
     /// Deaths in a row, each within [`STABLE`] of a start.
@@ -29,9 +33,9 @@ pub struct Daemon {
 /// others made and may fall behind for a while; nlpc-fetch's timers keep
 /// each address's pace, so on a machine whose cores are full they go
 /// first.
-pub fn niceness(name: &str) -> i32 {
-    match name {
-        "nlpc-vrfy" | "nlpc-scan" | "nlpc-index" => 10,
+pub fn niceness(p: Program) -> i32 {
+    match p {
+        Program::Vrfy | Program::Scan | Program::Index => 10,
         _ => 0,
     }
 }
@@ -86,6 +90,7 @@ impl Daemon {
         Daemon {
             name,
             args,
+            nice: Program::from_name(name).map_or(0, niceness),
             child: None,
             started: Instant::now(),
             streak: 0,

@@ -164,7 +164,7 @@ impl Supervisor {
         c.args(&d.args).stdin(Stdio::null());
         let parent = nix::unistd::getpid();
         let lock_fd = self.lock_fd;
-        let nice = super::child::niceness(d.name);
+        let nice = d.nice;
         // SAFETY: between fork and exec the closure makes only
         // async-signal-safe system calls and allocates nothing.
         unsafe {
