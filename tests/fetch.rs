@@ -1315,14 +1315,7 @@ fn an_address_without_rest_is_kept_busy_while_its_next_records_are_leased() {
     // Enough pages that the fetcher is still busy when the lock is taken,
     // even on a loaded machine.
     let n = 1000;
-    let mut urls = Vec::new();
-    for j in 0..n {
-        let path = format!("/z{j}");
-        srv.route(&path, Reply::html(format!("page {j}")));
-        let u = srv.url("zero.test", &path);
-        plant_ready(&st, &u, &srv.ip());
-        urls.push(u);
-    }
+    let mut urls = serve_and_plant(&srv, &st, "zero.test", "z", n);
     drop(st);
     let mut child = spawn({
         let mut cmd = c.cmd("nlpc-fetch");
@@ -1548,6 +1541,26 @@ fn focus_fetches_pages_of_poor_hosts_last() {
     );
 }
 
+/// Serves `n` small pages of `host` on `srv` (paths `/{prefix}0` on) and
+/// plants each READY at the server's address; returns their URLs.
+fn serve_and_plant(
+    srv: &Server,
+    st: &nlpcrawl::store::Store,
+    host: &str,
+    prefix: &str,
+    n: usize,
+) -> Vec<String> {
+    (0..n)
+        .map(|j| {
+            let path = format!("/{prefix}{j}");
+            srv.route(&path, Reply::html(format!("page {j}")));
+            let u = srv.url(host, &path);
+            plant_ready(st, &u, &srv.ip());
+            u
+        })
+        .collect()
+}
+
 #[test]
 fn a_fill_walks_past_resting_addresses_to_the_records_behind_them() {
     // Most of a big frontier waits on addresses resting past the horizon
@@ -1582,14 +1595,7 @@ fn a_fill_walks_past_resting_addresses_to_the_records_behind_them() {
         .collect();
     w.insert_batch(&frontier).unwrap();
     w.commit().unwrap();
-    let mut urls = Vec::new();
-    for j in 0..40 {
-        let path = format!("/w{j}");
-        srv.route(&path, Reply::html(format!("page {j}")));
-        let u = srv.url("work.test", &path);
-        plant_ready(&st, &u, &srv.ip());
-        urls.push(u);
-    }
+    let mut urls = serve_and_plant(&srv, &st, "work.test", "w", 40);
     drop(st);
     let started = std::time::Instant::now();
     fetch_once(&c, &[]);

@@ -229,10 +229,7 @@ fn a_whole_crawl_and_the_same_crawl_under_chaos_agree() {
 
 /// The nice value of process `pid` (the 19th field of /proc/PID/stat).
 fn nice_of(pid: u32) -> i64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let rest = &stat[stat.rfind(')').unwrap() + 2..];
-    // Fields after the name: state (the 3rd), ..., nice (the 19th).
-    rest.split(' ').nth(16).unwrap().parse().unwrap()
+    stat_fields(pid).unwrap()[16].parse().unwrap()
 }
 
 #[test]

@@ -275,6 +275,15 @@ pub fn logged(l: &str) -> String {
     format!("{name}: {msg}")
 }
 
+/// The fields of /proc/PID/stat after the process's name (which is in
+/// parentheses and may hold spaces): its state (the 3rd field), its
+/// parent (the 4th), and so on; None once the process is gone.
+pub fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    Some(rest.split(' ').map(str::to_string).collect())
+}
+
 /// The pids of `parent`'s children, from /proc.
 pub fn children_of(parent: u32) -> Vec<u32> {
     let mut out = Vec::new();
@@ -282,15 +291,11 @@ pub fn children_of(parent: u32) -> Vec<u32> {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        let Some(fields) = stat_fields(pid) else {
             continue;
         };
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-            continue;
-        };
-        // Fields after the name: state, ppid, ...
-        let ppid = rest.split(' ').nth(1).and_then(|p| p.parse::<u32>().ok());
-        let zombie = rest.starts_with('Z');
+        let ppid = fields.get(1).and_then(|p| p.parse::<u32>().ok());
+        let zombie = fields.first().is_some_and(|s| s == "Z");
         if ppid == Some(parent) && !zombie {
             out.push(pid);
         }
