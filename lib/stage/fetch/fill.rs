@@ -76,6 +76,9 @@ impl Fetcher<'_> {
             .map(|(o, _)| o.as_str())
             .collect();
         let far_addrs = &self.pacing.far_addrs;
+        // An address resting past the horizon: its records stay in the
+        // store.
+        let resting = |a: &IpAddr| far_addrs.get(a).is_some_and(|t| *t > horizon);
         let focus = self.cfg.focus;
         let explored = &mut self.pacing.explored;
         let kept = &mut self.pacing.kept;
@@ -141,7 +144,7 @@ impl Fetcher<'_> {
                         walk_unrested = true;
                         return Ok(true);
                     }
-                    if far_addrs.get(&a).is_some_and(|t| *t > horizon) {
+                    if resting(&a) {
                         // Neither futile nor seen: skipped on the index
                         // entry, and a big frontier is mostly such records
                         // (FILL_SKIP bounds them, or FILL_SCAN).
@@ -188,7 +191,7 @@ impl Fetcher<'_> {
                 for (class, look, k, a) in
                     focus::classed_again(earlier, &rd, yield_rule, &mut hosts, &unwalked)?
                 {
-                    if far_addrs.get(&a).is_some_and(|t| *t > horizon) {
+                    if resting(&a) {
                         kept.keep(class, k, a);
                         continue;
                     }
