@@ -1541,6 +1541,66 @@ fn focus_fetches_pages_of_poor_hosts_last() {
     );
 }
 
+#[test]
+fn a_fill_looks_past_one_address_with_thousands_of_records() {
+    // The fill walks the READY records address by address. 5,000
+    // records of a poor host on the lower address all go to a later
+    // class without taking its room: walked to the fill's bound (4,096
+    // keys), they hid the good host's records on the other address, and
+    // the first fill, seeing nothing better waiting, leased the poor
+    // ones. Each address gives a fill a few hundred keys at most, so the
+    // good pages are seen at once and, exploration held to nothing while
+    // they wait, asked first.
+    let c = Crawl::new();
+    let poor = Server::start("127.0.0.56");
+    let good = Server::start("127.0.0.57");
+    let st = c.store();
+    for (host, state, n) in [
+        ("poor.test", State::Rejected, 20),
+        ("good.test", State::Verified, 5),
+    ] {
+        for i in 0..n {
+            let mut r = Record::new(&format!("http://{host}/judged{i}.html"), 1);
+            r.state = state;
+            let key = insert_new(&st, &r);
+            let mut w = st.write().unwrap();
+            nlpcrawl::store::harvest::judged(&mut w, &key, &r, 100).unwrap();
+            w.commit().unwrap();
+        }
+    }
+    insert_many(&st, 5000, |i| {
+        let mut r = Record::new(&poor.url("poor.test", &format!("/{i}.html")), 1);
+        r.state = State::Ready;
+        r.addr = poor.ip();
+        r
+    });
+    let urls = serve_and_plant(&good, &st, "good.test", "g", 3);
+    drop(st);
+    let mut child = spawn({
+        let mut cmd = c.cmd("nlpc-fetch");
+        cmd.args([
+            "--fetch-polite",
+            "0",
+            "--filter-lang",
+            "lv",
+            "--fetch-explore",
+            "0",
+        ]);
+        cmd
+    });
+    wait_until(Duration::from_secs(60), "the good pages", || {
+        good.page_hits().len() == urls.len()
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let last_good = good.page_hits().iter().map(|h| h.at).max().unwrap();
+    let poor_before = poor.page_hits().iter().filter(|h| h.at < last_good).count();
+    assert_eq!(
+        poor_before, 0,
+        "{poor_before} poor pages were asked before the good ones"
+    );
+}
+
 /// Serves `n` small pages of `host` on `srv` (paths `/{prefix}0` on) and
 /// plants each READY at the server's address; returns their URLs.
 fn serve_and_plant(

@@ -20,6 +20,8 @@
 //!   name → JSON counters (see [`crate::store::series`]);
 //! - `due` and `sched`: the due index, every record waiting for nlpc-up or
 //!   for a re-fetch ordered by when it is due (see `due`);
+//! - `ready`: the unleased READY records by address, for the fetcher's
+//!   fills (see `ready`);
 //! - `changes`: the change log of the corpus that nlpc-index follows (see
 //!   `store::changes`);
 //! - `outbox` and `cluster`: a cluster node's links for other nodes and the
@@ -193,6 +195,8 @@ pub struct Store {
     /// no writer has opened since the index was added.
     pub(super) due: Option<lmdb::Database>,
     pub(super) sched: Option<lmdb::Database>,
+    /// The READY records by address (`ready`); None like `due`.
+    pub(super) ready: Option<lmdb::Database>,
     tables: [lmdb::Database; 13],
     hasher: Hasher,
     created: bool,
@@ -320,15 +324,19 @@ impl Store {
             open("outbox")?,
             open("cluster")?,
         ];
-        let (due, sched) = if opts.read_only {
+        let (due, sched, ready) = if opts.read_only {
             let optional = |name| match env.open_db(Some(name)) {
                 Ok(d) => Ok(Some(d)),
                 Err(lmdb::Error::NotFound) => Ok(None),
                 Err(e) => Err(db_err("cannot open table", e)),
             };
-            (optional("due")?, optional("sched")?)
+            (optional("due")?, optional("sched")?, optional("ready")?)
         } else {
-            (Some(open("due")?), Some(open("sched")?))
+            (
+                Some(open("due")?),
+                Some(open("sched")?),
+                Some(open("ready")?),
+            )
         };
         let store = Store {
             env,
@@ -338,6 +346,7 @@ impl Store {
             counters,
             due,
             sched,
+            ready,
             tables,
             hasher: opts.hasher,
             created,
@@ -345,6 +354,7 @@ impl Store {
         };
         if !opts.read_only {
             store.ensure_due()?;
+            store.ensure_ready()?;
         }
         Ok(store)
     }

@@ -12,6 +12,10 @@ use crate::error::{Error, Result};
 use crate::store::record::{Lease, Record, State};
 use crate::web::url::same_resource;
 
+/// The index byte of the unleased READY records, which the READY table
+/// (`ready`) holds by address as well.
+pub(super) const READY_UNLEASED: u8 = State::Ready as u8;
+
 pub(super) fn index_byte(state: State, leased: bool) -> u8 {
     state as u8 | if leased { LEASED } else { 0 }
 }

@@ -84,9 +84,19 @@ impl Store {
         self.check_index(&txn, &mut rep, &mut indexed)?;
         self.check_counters(&txn, &mut rep, &indexed)?;
         // The due index against the records, once they all decode.
-        let due_damaged = structure.damaged.iter().any(|d| d == "due" || d == "sched");
-        if rep.problems.is_empty() && !due_damaged {
+        // And the READY table against the index.
+        let damaged = |names: &[&str]| {
+            structure
+                .damaged
+                .iter()
+                .any(|d| names.contains(&d.as_str()))
+        };
+        let decoded = rep.problems.is_empty();
+        if decoded && !damaged(&["due", "sched"]) {
             rep.problems.extend(super::due::problems(self, &txn)?);
+        }
+        if decoded && !damaged(&["ready"]) {
+            rep.problems.extend(super::ready::problems(self, &txn)?);
         }
         // The duplicate marks against themselves and the records.
         if !structure.damaged.iter().any(|d| d == "dups") {

@@ -5,7 +5,7 @@
 //! robots.txt) and `document`.
 //!
 //! Every LMDB call of the project is in this folder, in `db`, `index`,
-//! `txn`, `due`, `changes`, `maint`, `shape` and `guard`
+//! `txn`, `due`, `ready`, `changes`, `maint`, `shape` and `guard`
 //! (tests/lmdb_calls.rs holds this list to the code); `check` reads
 //! data.mdb's pages itself, before LMDB maps them.
 
@@ -22,6 +22,7 @@ pub mod harvest;
 mod index;
 mod maint;
 pub mod outbox;
+mod ready;
 pub mod record;
 pub mod rep;
 pub mod sched;
@@ -36,4 +37,5 @@ pub mod wake;
 
 pub use db::*;
 pub use maint::CheckReport;
+pub use ready::{ReadyPlace, Step};
 pub use shape::{Shape, Tree};

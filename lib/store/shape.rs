@@ -106,6 +106,7 @@ impl Store {
             ("index", Some(self.index)),
             ("sched", self.sched),
             ("due", self.due),
+            ("ready", self.ready),
         ];
         for (name, db) in named {
             let Some(db) = db else { continue };

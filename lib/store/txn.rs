@@ -158,6 +158,7 @@ macro_rules! view_methods {
                 }
             }
             problems.extend(super::due::problems(self.store, &self.txn)?);
+            problems.extend(super::ready::problems(self.store, &self.txn)?);
             Ok(problems)
         }
     };
@@ -210,7 +211,8 @@ impl<'s> Write<'s> {
         Ok(())
     }
 
-    /// Writes the entry of `key` in the index `byte`, counting nothing.
+    /// Writes the entry of `key` in the index `byte`, counting nothing,
+    /// and an unleased READY record's in the READY table.
     fn index_write(&mut self, byte: u8, key: &Key, rec: &Record) -> Result<()> {
         self.txn
             .put(
@@ -219,10 +221,19 @@ impl<'s> Write<'s> {
                 &index_value(byte, rec),
                 lmdb::WriteFlags::empty(),
             )
-            .map_err(|e| self.store.err("cannot write index", e))
+            .map_err(|e| self.store.err("cannot write index", e))?;
+        if byte == READY_UNLEASED {
+            super::ready::put(self.store, &mut self.txn, key, rec)?;
+        }
+        Ok(())
     }
 
-    fn index_del(&mut self, byte: u8, key: &Key) -> Result<()> {
+    /// Takes `key`, the key of `old` (as stored), out of the index `byte`
+    /// (and out of the READY table).
+    fn index_del(&mut self, byte: u8, key: &Key, old: &Record) -> Result<()> {
+        if byte == READY_UNLEASED {
+            super::ready::del(self.store, &mut self.txn, key, old)?;
+        }
         match self.txn.del(self.store.index, &index_key(byte, key), None) {
             Ok(()) => {
                 self.delta(byte, -1);
@@ -351,13 +362,16 @@ impl<'s> Write<'s> {
         let rec = adjusted.as_ref().unwrap_or(rec);
         let (from, to) = (record_index_byte(&old), record_index_byte(rec));
         if from != to {
-            self.index_del(from, key)?;
+            self.index_del(from, key, &old)?;
             self.index_put(to, key, rec)?;
         } else if to & LEASED != 0 {
             // The lease may be another, or still in the record (written
             // before leases moved to the index): the index holds it now.
             self.index_write(to, key, rec)?;
         } else if holds_addr(to) && old.addr != rec.addr {
+            if to == READY_UNLEASED {
+                super::ready::del(self.store, &mut self.txn, key, &old)?;
+            }
             self.index_write(to, key, rec)?;
         }
         self.reschedule(key, Some(&old), rec)?;
@@ -446,8 +460,8 @@ impl<'s> Write<'s> {
     /// not written (see [`Lease`]).
     fn take(&mut self, key: &Key, rec: &mut Record, lease: Lease) -> Result<()> {
         self.unplace_for_lease(key, rec)?;
+        self.index_del(index_byte(rec.state, false), key, rec)?;
         rec.lease = Some(lease);
-        self.index_del(index_byte(rec.state, false), key)?;
         self.index_put(index_byte(rec.state, true), key, rec)
     }
 

@@ -1,10 +1,12 @@
-//! Fills: the walks of READY and DIRTY that lease records into the
-//! queues of `queue::Pacing`, class by class with focus, and the
-//! writer's part that claims addresses and takes the leases.
+//! Fills: the walks of READY (address by address, in the READY table)
+//! and DIRTY (by due time) that lease records into the queues of
+//! `queue::Pacing`, class by class with focus, and the writer's part that
+//! claims addresses and takes the leases.
 
 use super::addr::rest_wait;
 use super::queue::{armed_until, queue_cap, ARM_SLACK, FILL_GAP, FILL_GAP_RESTING};
 use super::*;
+use crate::store::Step;
 
 /// Keys looked at past the last useful one before a fill gives up: with
 /// few addresses, most of the index belongs to addresses whose queues are
@@ -14,17 +16,60 @@ const FILL_FUTILE: usize = 512;
 /// Keys looked at per fill pass.
 const FILL_SCAN: usize = 4096;
 
-/// Keys of addresses resting past the horizon a fill pass walks past at
-/// most, beside [`FILL_SCAN`], while the index holds others: each costs a
-/// cursor step and a look in a map (the index entry holds the address).
-/// Counted in `FILL_SCAN`, a frontier whose resting records outnumber the
-/// rest fifty to one hid the rest for a turn of the index, 24 s at a
-/// million resting records, 4,096 keys every 100 ms
-/// (`scripts/bench/scale.rs`, 10 M). An index found all resting (see
-/// `Pacing::resting_ends`) is walked `FILL_SCAN` keys a fill: walking
-/// 65,536 of it at every fill slowed the other index's fetching by a
-/// quarter.
+/// Keys of addresses resting past the horizon a fill's walk of the due
+/// index passes at most, beside [`FILL_SCAN`], while the index holds
+/// others: each costs a cursor step and a look in a map (the index entry
+/// holds the address). Counted in `FILL_SCAN`, a frontier whose resting
+/// records outnumber the rest fifty to one hid the rest for a turn of the
+/// index. An index found all resting (see `Pacing::resting_ends`) is
+/// walked `FILL_SCAN` keys a fill: walking 65,536 of it at every fill
+/// slowed the other index's fetching by a quarter. The walk of the READY
+/// table passes a resting address whole, and counts it as one.
 const FILL_SKIP: usize = 65_536;
+
+/// Keys of one address a fill walks at most in the READY table before it
+/// goes on to the next address; the next fill that comes to the address
+/// goes on from there. So a fill sees the records of many addresses, as
+/// the walk in hash order did, not a few thousand of one address's
+/// records, most of them set aside for later by focus.
+const FILL_PER_ADDR: usize = 256;
+
+/// Where the resume map of [`FILL_PER_ADDR`] is given up: more addresses
+/// broken off than a fetcher serves in a long while.
+const ADDR_RESUME_CAP: usize = 65_536;
+
+/// What a fill's walk of one index counted.
+struct Walk {
+    /// Keys looked at (bounded by [`FILL_SCAN`]).
+    seen: usize,
+    /// Keys (READY: addresses) of addresses resting past the horizon
+    /// passed over, bounded by `skip_most`.
+    skipped: usize,
+    skip_most: usize,
+    /// Keys since the last useful one ([`FILL_FUTILE`]).
+    futile: usize,
+    /// A record was seen whose address and origin do not rest past the
+    /// horizon.
+    unrested: bool,
+    /// The address of the READY records being walked, and how many of
+    /// them this walk looked at.
+    addr: Option<IpAddr>,
+    at_addr: usize,
+}
+
+impl Walk {
+    fn new(skip_most: usize) -> Walk {
+        Walk {
+            seen: 0,
+            skipped: 0,
+            skip_most,
+            futile: 0,
+            unrested: false,
+            addr: None,
+            at_addr: 0,
+        }
+    }
+}
 
 /// Takes one of the free places in `addr`'s queue for a fill (`room`
 /// holds each address's, `free` all of them), if one is left.
@@ -83,6 +128,11 @@ impl Fetcher<'_> {
         let explored = &mut self.pacing.explored;
         let kept = &mut self.pacing.kept;
         let earlier = kept.drain();
+        let addr_resume = &mut self.pacing.addr_resume;
+        if addr_resume.len() > ADDR_RESUME_CAP {
+            addr_resume.clear();
+        }
+        let hosts_cap = self.cfg.hosts;
         {
             let rd = self.d.store.read()?;
             let mut room: HashMap<IpAddr, usize> = self
@@ -106,86 +156,117 @@ impl Fetcher<'_> {
             // Each host's standing, read once a pass.
             let mut hosts = focus::Hosts::default();
             let yield_rule = self.cfg.yield_rule;
-            for (i, state) in [State::Ready, State::Dirty].into_iter().enumerate() {
-                let mut seen = 0;
-                let mut skipped = 0;
-                let skip_most = if self.pacing.resting_ends[i] >= 2 {
+            let mut visit = |w: &mut Walk, state: State, k: Key, addr: Option<IpAddr>| {
+                w.seen += 1;
+                w.futile += 1;
+                if w.seen > FILL_SCAN
+                    || w.skipped > w.skip_most
+                    || w.futile > FILL_FUTILE
+                    || free == 0
+                {
+                    return Ok(Step::Stop);
+                }
+                let Some(a) = addr else {
+                    // A record without a usable address fails on its own.
+                    wanted.push((k, state, unspecified));
+                    w.futile = 0;
+                    return Ok(Step::Next);
+                };
+                if state == State::Ready && w.addr != Some(a) {
+                    w.addr = Some(a);
+                    w.at_addr = 0;
+                    // Where the last walk of this address broke off.
+                    if let Some(to) = addr_resume.remove(&a).filter(|to| *to > k) {
+                        w.seen -= 1;
+                        w.futile -= 1;
+                        return Ok(Step::Seek(to));
+                    }
+                }
+                w.at_addr += 1;
+                if !room.contains_key(&a) && room.len() >= hosts_cap {
+                    w.unrested = true;
+                    return Ok(Step::NextAddr);
+                }
+                if resting(&a) {
+                    // Neither futile nor seen: passed over on the index
+                    // entry, and a big frontier is mostly such records
+                    // (FILL_SKIP bounds them, or FILL_SCAN; in the READY
+                    // table a whole address is one).
+                    w.futile -= 1;
+                    w.seen -= 1;
+                    w.skipped += 1;
+                    return Ok(Step::NextAddr);
+                }
+                w.unrested = true;
+                if room.get(&a) == Some(&0) {
+                    // Its queue is full: nothing of it goes this time.
+                    return Ok(Step::NextAddr);
+                }
+                if state == State::Ready && w.at_addr > FILL_PER_ADDR {
+                    addr_resume.insert(a, k);
+                    return Ok(Step::NextAddr);
+                }
+                if !far_origins.is_empty() {
+                    let far = rd
+                        .peek(&k, |b| {
+                            Record::decode_url(b)
+                                .is_ok_and(|u| far_origins.contains(url::origin_of(u)))
+                        })?
+                        .unwrap_or(false);
+                    if far {
+                        return Ok(Step::Next);
+                    }
+                }
+                if focus && state == State::Ready {
+                    let (class, look) = focus::class(&rd, &k, yield_rule, &mut hosts)?;
+                    unwalked.remove(&k);
+                    better_waiting |= class < focus::EXPLORE;
+                    if class > 0 {
+                        later[usize::from(class - 1)].push((k, a, look));
+                        return Ok(Step::Next);
+                    }
+                }
+                if take_slot(&mut room, &mut free, &policy, a) {
+                    w.futile = 0;
+                    wanted.push((k, state, a));
+                    explored.leased(false);
+                }
+                Ok(Step::Next)
+            };
+            let skip_most = |i: usize| {
+                if self.pacing.resting_ends[i] >= 2 {
                     FILL_SCAN
                 } else {
                     FILL_SKIP
+                }
+            };
+            // READY by address, from where the last walk stopped.
+            let mut w = Walk::new(skip_most(0));
+            let from = self.pacing.ready_resume;
+            let stopped = rd.walk_ready(from.as_ref(), |k, a| visit(&mut w, State::Ready, k, a))?;
+            self.pacing.ready_resume = stopped;
+            ended[0] = stopped.is_none();
+            unrested[0] = w.unrested;
+            // DIRTY by due time: an address's records are not together.
+            let mut w = Walk::new(skip_most(1));
+            let mut last = None;
+            let mut stopped = false;
+            let from = self.pacing.dirty_resume;
+            rd.walk_input(State::Dirty, from.as_ref(), |k, held| {
+                last = Some(k);
+                // Only the address is needed here, which the index entry
+                // holds; else the record says (no full decode).
+                let addr = match held {
+                    Some(a) => Some(a),
+                    None => rd.peek(&k, Record::decode_ip)?.flatten(),
                 };
-                let mut walk_unrested = false;
-                let mut futile = 0;
-                let mut last = None;
-                let mut stopped = false;
-                let from = self.pacing.resume[i];
-                rd.walk_input(state, from.as_ref(), |k, held| {
-                    seen += 1;
-                    futile += 1;
-                    last = Some(k);
-                    if seen > FILL_SCAN || skipped > skip_most || futile > FILL_FUTILE || free == 0
-                    {
-                        stopped = true;
-                        return Ok(false);
-                    }
-                    // Only the address is needed here, which the index
-                    // entry holds; else the record says (no full decode).
-                    let addr = match held {
-                        Some(a) => Some(a),
-                        None => rd.peek(&k, Record::decode_ip)?.flatten(),
-                    };
-                    let Some(a) = addr else {
-                        // A record without a usable address fails on its own.
-                        wanted.push((k, state, unspecified));
-                        futile = 0;
-                        return Ok(true);
-                    };
-                    if !room.contains_key(&a) && room.len() >= self.cfg.hosts {
-                        walk_unrested = true;
-                        return Ok(true);
-                    }
-                    if resting(&a) {
-                        // Neither futile nor seen: skipped on the index
-                        // entry, and a big frontier is mostly such records
-                        // (FILL_SKIP bounds them, or FILL_SCAN).
-                        futile -= 1;
-                        seen -= 1;
-                        skipped += 1;
-                        return Ok(true);
-                    }
-                    if !far_origins.is_empty() {
-                        let far = rd
-                            .peek(&k, |b| {
-                                Record::decode_url(b)
-                                    .is_ok_and(|u| far_origins.contains(url::origin_of(u)))
-                            })?
-                            .unwrap_or(false);
-                        if far {
-                            return Ok(true);
-                        }
-                    }
-                    walk_unrested = true;
-                    if focus && state == State::Ready {
-                        let (class, look) = focus::class(&rd, &k, yield_rule, &mut hosts)?;
-                        unwalked.remove(&k);
-                        better_waiting |= class < focus::EXPLORE;
-                        if class > 0 {
-                            later[usize::from(class - 1)].push((k, a, look));
-                            return Ok(true);
-                        }
-                    }
-                    if take_slot(&mut room, &mut free, &policy, a) {
-                        futile = 0;
-                        wanted.push((k, state, a));
-                        explored.leased(false);
-                    }
-                    Ok(true)
-                })?;
-                // Past the end: start from the beginning next time.
-                self.pacing.resume[i] = if stopped { last } else { None };
-                ended[i] = !stopped;
-                unrested[i] = walk_unrested;
-            }
+                stopped = visit(&mut w, State::Dirty, k, addr)? == Step::Stop;
+                Ok(!stopped)
+            })?;
+            // Past the end: start from the beginning next time.
+            self.pacing.dirty_resume = if stopped { last } else { None };
+            ended[1] = !stopped;
+            unrested[1] = w.unrested;
             if focus {
                 // The best records earlier fills saw, classed again.
                 for (class, look, k, a) in

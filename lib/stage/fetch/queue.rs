@@ -46,8 +46,8 @@ pub(super) const FILL_GAP: Duration = Duration::from_millis(100);
 
 /// The longest gap between fills once every waiting record was found
 /// resting (see `Pacing::resting_ends`); the gap doubles up to it from
-/// [`FILL_GAP`]. Each such fill walks up to `fill::FILL_SKIP` keys, for
-/// records none of which may be asked sooner.
+/// [`FILL_GAP`]. Each such fill walks up to `fill::FILL_SCAN` keys of
+/// the due index, for records none of which may be asked sooner.
 pub(super) const FILL_GAP_RESTING: Duration = Duration::from_secs(1);
 
 /// How often `--once` looks at most whether only waiting records are left.
@@ -81,7 +81,11 @@ pub(super) struct Pacing {
     /// Our claim on the addresses we serve; its time is renewed as we go.
     pub claim: Lease,
     /// Where the walks of READY and DIRTY stopped, for the next fill.
-    pub resume: [Option<Key>; 2],
+    pub ready_resume: Option<crate::store::ReadyPlace>,
+    pub dirty_resume: Option<Key>,
+    /// Where a fill broke off the walk of an address's READY records
+    /// (`fill::FILL_PER_ADDR`), for the next that comes to it.
+    pub addr_resume: HashMap<IpAddr, Key>,
     pub last_fill: Option<Instant>,
     /// When the next fill is due after the last ([`FILL_GAP`], longer
     /// while fills find only resting records).
@@ -120,7 +124,9 @@ impl Pacing {
             arming: HashSet::new(),
             rest_arms: Vec::new(),
             claim,
-            resume: [None, None],
+            ready_resume: None,
+            dirty_resume: None,
+            addr_resume: HashMap::new(),
             last_fill: None,
             fill_gap: FILL_GAP,
             resting_ends: [0; 2],
