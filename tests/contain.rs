@@ -280,6 +280,46 @@ fn lease_to_the_dead(st: &Store, k: &Key, state: State) {
 }
 
 #[test]
+fn a_panic_in_the_fetch_loop_ends_nlpc_fetch_and_gives_its_records_back() {
+    // Outside the per-record containment (where fetched records are
+    // queued): the loop's thread unwound while the writer's and storer's
+    // threads waited on channels it no longer served, and the process
+    // hung, SIGTERM unheard. It now stops as a batch daemon does.
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.58");
+    let st = c.store();
+    let u = srv.url("site.test", "/deadly.html");
+    srv.route("/deadly.html", Reply::html(page(&[])));
+    plant_ready(&st, &u, &srv.ip());
+    drop(st);
+    let mut child = spawn({
+        let mut cmd = c.cmd("nlpc-fetch");
+        cmd.args(["--once", "--fetch-polite", "0"])
+            .env("NLPCRAWL_TEST_ESCAPE_ON", "deadly");
+        cmd
+    });
+    let mut status = None;
+    wait_until(Duration::from_secs(60), "nlpc-fetch to end", || {
+        status = child.try_wait().unwrap();
+        status.is_some()
+    });
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    let err = messages(&err);
+    assert_eq!(status.unwrap().code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "nlpc-fetch: panic: NLPCRAWL_TEST_ESCAPE_ON matched {u} at "
+        )) && err.contains("(outside the work on any one record)"),
+        "{err}"
+    );
+    let st = c.store();
+    let r = record(&st, &u);
+    assert_eq!((r.state, r.lease, r.reclaims), (State::Ready, None, 1));
+    assert_consistent(&st, true);
+}
+
+#[test]
 fn a_record_whose_daemon_fails_three_times_holding_it_is_quarantined() {
     assert_eq!(RECLAIM_LIMIT, 3);
     let c = Crawl::new();

@@ -155,7 +155,7 @@ impl Daemon {
     /// this process holds, counting the failure against each, and sets aside
     /// those it was held against [`RECLAIM_LIMIT`] times in a row. Returns
     /// the error the daemon stops with.
-    fn failed(&self, why: String) -> Error {
+    pub fn failed(&self, why: String) -> Error {
         let res = self.store.write().and_then(|mut w| {
             let r = w.fail_leases(std::process::id(), clock::now())?;
             w.commit()?;

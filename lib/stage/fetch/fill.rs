@@ -379,6 +379,8 @@ impl Fetcher<'_> {
             self.pacing.armed.insert(addr, through);
         }
         for (addr, job, low) in l.got {
+            // Test builds: a panic outside the per-record containment.
+            crate::run::daemon::test_escape(&job.rec.url);
             // A host whose pages are rarely accepted (--yield-min): set
             // aside unfetched, with the figures that decided it.
             if let Some(why) = low {

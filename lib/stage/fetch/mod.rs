@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use crate::document::charset;
 use crate::error::Result;
 use crate::run::clock;
-use crate::run::daemon::{lease_owner_alive, Daemon};
+use crate::run::daemon::{catch_panic, lease_owner_alive, Daemon};
 use crate::store::archive::Archive;
 use crate::store::cache::{self, Cache};
 use crate::store::record::{Flags, Lease, Record, State};
@@ -266,11 +266,18 @@ impl<'d> Fetcher<'d> {
             };
             self.storing.storer = Some(storer::Storer::start(scope, w.sender(), parts));
             self.storing.writer = Some(w);
-            let res = self.main_loop();
-            // Whatever happened, give back what we hold so nothing waits
-            // for a reclaim.
+            // A panic in the loop (a bug) must still close the threads'
+            // channels, or the scope waits for them for ever and the
+            // process, its loop gone, no longer even answers SIGTERM.
+            let res = catch_panic("", || self.main_loop());
+            // Whatever else happened, give back what we hold so nothing
+            // waits for a reclaim (after a panic the state is not to be
+            // trusted: the leases are reclaimed as a dead process's).
             self.transfers.client.abort_all();
-            let released = self.release_all();
+            let released = match res {
+                Ok(_) => self.release_all(),
+                Err(_) => Ok(()),
+            };
             // The storer holds the writer's other end: it goes first.
             if let Some(s) = self.storing.storer.as_mut() {
                 s.close();
@@ -282,6 +289,9 @@ impl<'d> Fetcher<'d> {
             self.storing.writer = None;
             (res, released)
         });
+        // As a batch daemon's: it ends, counting the failure against the
+        // records it held.
+        let res = res.map_err(|why| d.failed(why))?;
         res?;
         released?;
         // The last figures go into the history too.
