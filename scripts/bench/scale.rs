@@ -62,7 +62,8 @@
 //! took to DIR/fetch-N.txt (its times and memory are then strace's);
 //! SCALE_PERF=DIR runs it under
 //! `perf record -g`, to DIR/fetch-N.data (the focused round's to
-//! DIR/focus-N.data, and strace's likewise); SCALE_EVICT=1 drops the
+//! DIR/focus-N.data, and strace's likewise; the idle round runs
+//! without either); SCALE_EVICT=1 drops the
 //! database file's page cache before nlpc-fetch starts; SCALE_REWARM=1 drops
 //! it and reads the file back a 4 KB page at a time (the cache then holds
 //! small folios, as commits leave it, not the planting's large ones);
@@ -286,14 +287,17 @@ fn analysis_dir(var: &str) -> Option<PathBuf> {
 impl Crawl {
     /// The command running `bin`, with `--once` but for nlpc-fetch's
     /// "idle" round; `round` names nlpc-fetch's round ("fetch", "focus"
-    /// or "idle") in the analysis files.
+    /// or "idle") in the analysis files. The idle round is never run
+    /// under perf or strace: its CPU is read from the process's /proc
+    /// and it is stopped by SIGTERM, which the wrapper would take.
     fn cmd(&self, bin: &str, round: &str) -> Command {
         let exe = match bin {
             "nlpc-up" => env!("CARGO_BIN_EXE_nlpc-up"),
             _ => env!("CARGO_BIN_EXE_nlpc-fetch"),
         };
         let n = self.n;
-        let mut c = match (&self.strace, &self.perf, bin) {
+        let analysed = if round == "idle" { "" } else { bin };
+        let mut c = match (&self.strace, &self.perf, analysed) {
             (_, Some(dir), "nlpc-fetch") => {
                 let mut c = Command::new("perf");
                 c.args(["record", "-g", "-q", "-o"])
