@@ -1407,7 +1407,7 @@ fn focus_fetches_pages_reached_through_rejected_ones_last() {
         first.iter().all(|p| !tunnelled.contains(p)),
         "a tunnelled page among the first four: {order:?} (tunnelled {tunnelled:?})"
     );
-    // Without focus the order is the index's: here a tunnelled page
+    // Without focus the order is the READY table's: here a tunnelled page
     // comes before some page reached from an accepted one.
     let (order, tunnelled) = fetch_order(&[
         "--fetch-burst",
@@ -1484,6 +1484,25 @@ fn exploring_pages_get_their_share_while_better_ones_wait() {
     );
 }
 
+/// Plants twenty rejected verdicts for poor.test and five accepted ones
+/// for good.test in the yield table (the hosts' standing is by host name,
+/// whatever the port).
+fn judge_poor_and_good(st: &nlpcrawl::store::Store) {
+    for (host, state, n) in [
+        ("poor.test", State::Rejected, 20),
+        ("good.test", State::Verified, 5),
+    ] {
+        for i in 0..n {
+            let mut r = Record::new(&format!("http://{host}/judged{i}.html"), 1);
+            r.state = state;
+            let key = insert_new(st, &r);
+            let mut w = st.write().unwrap();
+            nlpcrawl::store::harvest::judged(&mut w, &key, &r, 100).unwrap();
+            w.commit().unwrap();
+        }
+    }
+}
+
 /// Runs nlpc-fetch over one address serving two hosts, four READY pages
 /// each, after planting twenty rejected verdicts for poor.test and five
 /// accepted ones for good.test in the yield table; the paths in the order
@@ -1492,19 +1511,7 @@ fn fetch_order_by_yield(args: &[&str]) -> Vec<String> {
     let c = Crawl::new();
     let srv = Server::start("127.0.0.6");
     let st = c.store();
-    for (host, state, n) in [
-        ("poor.test", State::Rejected, 20),
-        ("good.test", State::Verified, 5),
-    ] {
-        for i in 0..n {
-            let mut r = Record::new(&srv.url(host, &format!("/judged{i}.html")), 1);
-            r.state = state;
-            let key = insert_new(&st, &r);
-            let mut w = st.write().unwrap();
-            nlpcrawl::store::harvest::judged(&mut w, &key, &r, 100).unwrap();
-            w.commit().unwrap();
-        }
-    }
+    judge_poor_and_good(&st);
     for i in 0..4 {
         for host in ["poor.test", "good.test"] {
             let path = format!("/{host}/{i}.html");
@@ -1526,8 +1533,8 @@ fn focus_fetches_pages_of_poor_hosts_last() {
         order.iter().take(4).all(|p| p.starts_with("/good.test/")),
         "a poor host's page among the first four: {order:?}"
     );
-    // Without focus the order is the index's: here a poor host's page
-    // comes before some of the good host's.
+    // Without focus the order is the READY table's: here a poor host's
+    // page comes before some of the good host's.
     let order = fetch_order_by_yield(&[
         "--fetch-burst",
         "2",
@@ -1555,19 +1562,7 @@ fn a_fill_looks_past_one_address_with_thousands_of_records() {
     let poor = Server::start("127.0.0.56");
     let good = Server::start("127.0.0.57");
     let st = c.store();
-    for (host, state, n) in [
-        ("poor.test", State::Rejected, 20),
-        ("good.test", State::Verified, 5),
-    ] {
-        for i in 0..n {
-            let mut r = Record::new(&format!("http://{host}/judged{i}.html"), 1);
-            r.state = state;
-            let key = insert_new(&st, &r);
-            let mut w = st.write().unwrap();
-            nlpcrawl::store::harvest::judged(&mut w, &key, &r, 100).unwrap();
-            w.commit().unwrap();
-        }
-    }
+    judge_poor_and_good(&st);
     insert_many(&st, 5000, |i| {
         let mut r = Record::new(&poor.url("poor.test", &format!("/{i}.html")), 1);
         r.state = State::Ready;

@@ -484,14 +484,7 @@ impl Write<'_> {
             }
             from = Some(last);
         }
-        self.txn
-            .put(
-                self.store.table(Table::Meta),
-                &META_BUILT,
-                &[1],
-                lmdb::WriteFlags::empty(),
-            )
-            .map_err(|e| self.store.err("cannot write meta", e))?;
+        self.table_put(Table::Meta, META_BUILT, &[1])?;
         Ok(indexed)
     }
 }
@@ -507,13 +500,12 @@ impl Store {
         if self.due.is_none() {
             return Ok(());
         }
+        if self
+            .read()?
+            .table_peek(Table::Meta, META_BUILT, |_| ())?
+            .is_some()
         {
-            let rd = self.read()?;
-            match rd.txn.get(self.table(Table::Meta), &META_BUILT) {
-                Ok(_) => return Ok(()),
-                Err(lmdb::Error::NotFound) => {}
-                Err(e) => return Err(self.err("cannot read meta", e)),
-            }
+            return Ok(());
         }
         let mut w = self.write()?;
         w.rebuild_due()?;

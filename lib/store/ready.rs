@@ -186,64 +186,52 @@ impl Store {
     /// Fills the READY table from the unleased READY index, if it was
     /// never built.
     pub(super) fn ensure_ready(&self) -> Result<()> {
-        ensure(self)
-    }
-}
-
-fn ensure(store: &Store) -> Result<()> {
-    let Some(t) = store.ready else {
-        return Ok(());
-    };
-    {
-        let rd = store.read()?;
-        match rd.txn.get(store.table(Table::Meta), &META_BUILT) {
-            Ok(_) => return Ok(()),
-            Err(lmdb::Error::NotFound) => {}
-            Err(e) => return Err(store.err("cannot read meta", e)),
-        }
-    }
-    let mut w = store.write()?;
-    w.txn
-        .clear_db(t)
-        .map_err(|e| store.err("cannot clear READY table", e))?;
-    let mut entries = Vec::new();
-    walk_index_values(
-        store,
-        &w.txn,
-        index_byte(State::Ready, false),
-        None,
-        |k, v| {
-            entries.push((k, index_addr(v)));
-            Ok(true)
-        },
-    )?;
-    let mut keys = Vec::with_capacity(entries.len());
-    for (k, held) in entries {
-        // An entry from before index entries held addresses: the record says.
-        let addr = match held {
-            Some(a) => Some(a),
-            None => super::index::get_record(store, &w.txn, &k)?.and_then(|r| r.ip()),
+        let Some(t) = self.ready else {
+            return Ok(());
         };
-        keys.push(entry_key(addr, &k));
-    }
-    // In order, each leaf is written once and left full: a table of
-    // millions of entries stays within the pages one transaction may
-    // change.
-    keys.sort_unstable();
-    for k in keys {
+        if self
+            .read()?
+            .table_peek(Table::Meta, META_BUILT, |_| ())?
+            .is_some()
+        {
+            return Ok(());
+        }
+        let mut w = self.write()?;
         w.txn
-            .put(t, &k, &[], lmdb::WriteFlags::APPEND)
-            .map_err(|e| store.err("cannot write READY table", e))?;
+            .clear_db(t)
+            .map_err(|e| self.err("cannot clear READY table", e))?;
+        let mut entries = Vec::new();
+        walk_index_values(
+            self,
+            &w.txn,
+            index_byte(State::Ready, false),
+            None,
+            |k, v| {
+                entries.push((k, index_addr(v)));
+                Ok(true)
+            },
+        )?;
+        let mut keys = Vec::with_capacity(entries.len());
+        for (k, held) in entries {
+            // An entry from before index entries held addresses: the record says.
+            let addr = match held {
+                Some(a) => Some(a),
+                None => super::index::get_record(self, &w.txn, &k)?.and_then(|r| r.ip()),
+            };
+            keys.push(entry_key(addr, &k));
+        }
+        // In order, each leaf is written once and left full: a table of
+        // millions of entries stays within the pages one transaction may
+        // change.
+        keys.sort_unstable();
+        for k in keys {
+            w.txn
+                .put(t, &k, &[], lmdb::WriteFlags::APPEND)
+                .map_err(|e| self.err("cannot write READY table", e))?;
+        }
+        w.table_put(Table::Meta, META_BUILT, &[1])?;
+        w.commit()
     }
-    w.txn
-        .put(
-            store.table(Table::Meta),
-            &META_BUILT,
-            &[1],
-            lmdb::WriteFlags::empty(),
-        )
-        .map_err(|e| store.err("cannot write meta", e))?;
-    w.commit()
 }
 
 /// Compares the table with the unleased READY index: an entry for each
