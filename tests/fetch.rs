@@ -1596,6 +1596,54 @@ fn a_fill_looks_past_one_address_with_thousands_of_records() {
     );
 }
 
+#[test]
+fn a_new_host_is_asked_before_the_pages_that_fill_its_address_queue() {
+    // A good host's 400 pages fill the queue of their address as fast as
+    // it drains; ten hosts not judged yet share the address. Their first
+    // looks used to take only room the good pages left, so each waited
+    // till the fill's walk came to its key behind the good ones it
+    // leased (318 and 339 good pages came first in two runs). A first
+    // look now goes over the full queue, ahead of it (66 to 68).
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.59");
+    let st = c.store();
+    judge_poor_and_good(&st);
+    let good = serve_and_plant(&srv, &st, "good.test", "g", 400);
+    let new: Vec<String> = (0..10).map(|i| format!("new{i}.test")).collect();
+    for host in &new {
+        serve_and_plant(&srv, &st, host, "n", 1);
+    }
+    drop(st);
+    let mut child = spawn({
+        let mut cmd = c.cmd("nlpc-fetch");
+        cmd.args(["--fetch-polite", "0", "--filter-lang", "lv"]);
+        cmd
+    });
+    wait_until(Duration::from_secs(60), "the new hosts' pages", || {
+        let hits = srv.page_hits();
+        new.iter()
+            .all(|n| hits.iter().any(|h| h.host.starts_with(n.as_str())))
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let hits = srv.page_hits();
+    let last_new = hits
+        .iter()
+        .filter(|h| !h.host.starts_with("good"))
+        .map(|h| h.at)
+        .max()
+        .unwrap();
+    let good_before = hits
+        .iter()
+        .filter(|h| h.host.starts_with("good") && h.at < last_new)
+        .count();
+    assert!(
+        good_before < 200,
+        "{good_before} of the good host's {} pages were asked before the last new host",
+        good.len()
+    );
+}
+
 /// Serves `n` small pages of `host` on `srv` (paths `/{prefix}0` on) and
 /// plants each READY at the server's address; returns their URLs.
 fn serve_and_plant(

@@ -42,9 +42,13 @@ pub(super) const CLASSES: usize = 7;
 /// The first class that is exploration.
 pub(super) const EXPLORE: u8 = 2;
 
+/// The class of a first look: a page of a host not judged yet, found
+/// through an accepted page.
+pub(super) const FIRST_LOOK: u8 = 1;
+
 /// Each standing's first class: good, not judged, nothing accepted at a
 /// first look, poor.
-const BASE: [u8; 4] = [0, 1, 3, 4];
+const BASE: [u8; 4] = [0, FIRST_LOOK, 3, 4];
 
 /// The weight of one lease in [`Share`]'s running share: about the last
 /// 1/ALPHA leases count.
@@ -107,7 +111,7 @@ pub(super) fn class(
 }
 
 /// The host of an encoded record's URL, if it has one.
-fn host_in(b: &[u8]) -> Option<String> {
+pub(super) fn host_in(b: &[u8]) -> Option<String> {
     Record::decode_url(b)
         .map(|u| url::host_of(u).to_owned())
         .ok()
