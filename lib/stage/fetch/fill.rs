@@ -45,8 +45,7 @@ const ADDR_RESUME_CAP: usize = 65_536;
 
 /// Where the keys a fill classed behind full queues (looking for first
 /// looks, see `over_room`) are forgotten: each is classed once, not at
-/// every fill's turn through its address, which cost nlpc-fetch a tenth
-/// more CPU on `scripts/bench/compare`'s web.
+/// every fill's turn through its address (a host once judged stays so).
 const LOOKED_AHEAD_CAP: usize = 16_384;
 
 /// What a fill's walk of one index counted.
@@ -277,7 +276,7 @@ impl Fetcher<'_> {
                     return Ok(Step::NextAddr);
                 }
                 // Classed before behind a full queue: not a first look
-                // then, nor since (a host once judged stays so), or kept.
+                // then, nor since, or kept.
                 if full && !looked_ahead.insert(k) {
                     return Ok(Step::Next);
                 }

@@ -86,8 +86,9 @@ pub(super) struct Pacing {
     /// Where a fill broke off the walk of an address's READY records
     /// (`fill::FILL_PER_ADDR`), for the next that comes to it.
     pub addr_resume: HashMap<IpAddr, Key>,
-    /// READY records a fill classed behind a full queue (`fill`).
-    pub looked_ahead: HashSet<Key>,
+    /// READY records a fill classed behind a full queue (`fill`); the
+    /// keys are hashes already, so the set's hash is a cheap one.
+    pub looked_ahead: rustc_hash::FxHashSet<Key>,
     pub last_fill: Option<Instant>,
     /// When the next fill is due after the last ([`FILL_GAP`], longer
     /// while fills find only resting records).
@@ -129,7 +130,7 @@ impl Pacing {
             ready_resume: None,
             dirty_resume: None,
             addr_resume: HashMap::new(),
-            looked_ahead: HashSet::new(),
+            looked_ahead: rustc_hash::FxHashSet::default(),
             last_fill: None,
             fill_gap: FILL_GAP,
             resting_ends: [0; 2],
