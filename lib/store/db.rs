@@ -229,6 +229,15 @@ pub enum Inserted {
 pub(super) const META_FORMAT: &[u8] = b"format";
 
 impl Store {
+    /// Whether `flag` is set in the meta table: a side table (the due
+    /// index, the READY table) says so once it is built.
+    pub(super) fn meta_flag(&self, flag: &[u8]) -> Result<bool> {
+        Ok(self
+            .read()?
+            .table_peek(Table::Meta, flag, |_| ())?
+            .is_some())
+    }
+
     /// Opens (and with a writable open, creates) the store at `path`.
     pub fn open(path: &Path, opts: Options) -> Result<Store> {
         let db_err = |what, e| Error::Db {

@@ -500,11 +500,7 @@ impl Store {
         if self.due.is_none() {
             return Ok(());
         }
-        if self
-            .read()?
-            .table_peek(Table::Meta, META_BUILT, |_| ())?
-            .is_some()
-        {
+        if self.meta_flag(META_BUILT)? {
             return Ok(());
         }
         let mut w = self.write()?;

@@ -189,11 +189,7 @@ impl Store {
         let Some(t) = self.ready else {
             return Ok(());
         };
-        if self
-            .read()?
-            .table_peek(Table::Meta, META_BUILT, |_| ())?
-            .is_some()
-        {
+        if self.meta_flag(META_BUILT)? {
             return Ok(());
         }
         let mut w = self.write()?;
