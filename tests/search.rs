@@ -18,7 +18,7 @@ use nlpcrawl::document::charset::Kind;
 use nlpcrawl::search::words;
 use nlpcrawl::search::{index, schema};
 use nlpcrawl::store::record::State;
-use nlpcrawl::store::textcache;
+use nlpcrawl::store::{dups, textcache};
 use nlpcrawl::store::{Key, Store};
 use tantivy::collector::Count;
 use tantivy::query::TermQuery;
@@ -1025,6 +1025,62 @@ fn the_text_nlpc_vrfy_keeps_is_indexed_only_for_its_body() {
     assert!(!textcache::path(&cache, &k).exists());
     index_once(&c);
     assert!(found(&c, "kamielis", &[]).is_empty());
+}
+
+/// nlpc-vrfy keeps the text of a first copy only: nlpc-index indexes no
+/// duplicate, so a duplicate's text would be written for nothing. Of two
+/// pages with one text, the one verified first keeps its text and is
+/// found; the exact copy keeps none and is not found; its text, read
+/// from its body when asked for, is the first copy's.
+#[test]
+fn a_duplicate_keeps_no_text_and_only_its_first_copy_is_indexed() {
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.67");
+    let (_, title, text) = pages()[0];
+    let mut urls = Vec::new();
+    for path in ["/riga", "/riga-kopija"] {
+        srv.route(path, Reply::html(html(title, text)));
+        let url = srv.url("dubulti.test", path);
+        plant_ready(&c.store(), &url, &srv.ip());
+        urls.push(url);
+    }
+    for (bin, args) in [
+        ("nlpc-fetch", &["--once", "--fetch-polite", "0"][..]),
+        ("nlpc-vrfy", &["--once"][..]),
+    ] {
+        let o = c.run(bin, args);
+        assert_eq!(o.status.code(), Some(0), "{bin}: {}", stderr(&o));
+    }
+    let cache = c.cache();
+    let st = c.store();
+    let rd = st.read().unwrap();
+    let mut first = Vec::new();
+    let mut copies = Vec::new();
+    for u in &urls {
+        let (k, r) = rd.lookup(u).unwrap().unwrap();
+        assert_eq!(r.state, State::Verified, "{u}");
+        let kept = textcache::read(&cache, &k, &r.hash).unwrap();
+        match dups::duplicate_of(&rd, &k).unwrap() {
+            None => {
+                assert!(kept.is_some(), "no text kept for the first copy {u}");
+                first.push(u.clone());
+            }
+            Some(m) => {
+                assert_eq!(m.kind, dups::Kind::Exact, "{u}");
+                assert!(!textcache::path(&cache, &k).exists(), "{u}: {kept:?}");
+                let (t, x) = index::page_text(&cache, &k, &r).unwrap().unwrap();
+                assert_eq!((t.as_str(), x.trim()), (title, text), "{u}");
+                copies.push(u.clone());
+            }
+        }
+    }
+    drop(rd);
+    assert_eq!((first.len(), copies.len()), (1, 1), "{first:?} {copies:?}");
+    index_once(&c);
+    assert_eq!(
+        found(&c, "galvaspilsēta", &[]),
+        BTreeSet::from([first[0].clone()])
+    );
 }
 
 /// Documents of the hostile test: `NLPC_HOSTILE_DOCS`, else 100,000.

