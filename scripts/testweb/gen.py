@@ -212,10 +212,9 @@ class Web:
                         lang = "lv"
                 langs[(i, n)] = lang
         by_lang = {}
-        for (i, n), lang in sorted(langs.items()):
-            by_lang.setdefault(lang, []).append((i, n))
         own_pages = {}
         for (i, n), lang in sorted(langs.items()):
+            by_lang.setdefault(lang, []).append((i, n))
             own_pages.setdefault((lang, i), []).append(n)
         lv_hosts = [i for i, h in enumerate(self.hosts) if h["lang"] == "lv"]
 
@@ -261,12 +260,13 @@ class Web:
                 if n + 1 < h["npages"]:
                     links.append(self.url(name, self.page_path(h, n + 1)))
                 # by_lang's lists are sorted: host i's pages are one run.
-                pages = by_lang.get(lang, [])
+                # Both lists hold this page, so it is at `at`.
+                pages = by_lang[lang]
                 lo = bisect.bisect_left(pages, (i, 0))
                 hi = bisect.bisect_left(pages, (i + 1, 0))
-                own = own_pages.get((lang, i), [])
+                own = own_pages[(lang, i)]
                 at = bisect.bisect_left(own, n)
-                same = Gap(own, at, at + 1) if own[at:at + 1] == [n] else own
+                same = Gap(own, at, at + 1)
                 other = Gap(pages, lo, hi)
                 for m in rng.sample(same, min(3, len(same))):
                     links.append(self.url(name, self.page_path(h, m)))
