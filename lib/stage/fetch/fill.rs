@@ -194,6 +194,9 @@ impl Fetcher<'_> {
             looked_ahead.clear();
         }
         let hosts_cap = self.cfg.hosts;
+        // Keys each walk looked at (READY: records, and resting addresses
+        // passed whole; DIRTY: records), for the debug line.
+        let mut looked_at = [0usize; 2];
         {
             let rd = self.d.store.read()?;
             let mut room: HashMap<IpAddr, usize> = self
@@ -331,6 +334,7 @@ impl Fetcher<'_> {
             self.pacing.ready_resume = stopped;
             ended[0] = stopped.is_none();
             unrested[0] = w.unrested;
+            looked_at[0] = w.seen + w.skipped;
             // DIRTY by due time: an address's records are not together.
             let mut w = Walk::new(skip_most(1));
             let mut last = None;
@@ -351,6 +355,7 @@ impl Fetcher<'_> {
             self.pacing.dirty_resume = if stopped { last } else { None };
             ended[1] = !stopped;
             unrested[1] = w.unrested;
+            looked_at[1] = w.seen + w.skipped;
             if focus {
                 // The best records earlier fills saw, classed again.
                 for (class, look, k, a) in
@@ -435,6 +440,14 @@ impl Fetcher<'_> {
         } else {
             FILL_GAP
         };
+        if looked_at != [0, 0] {
+            debug!(
+                "fill: {} READY and {} DIRTY keys looked at, {} records to lease",
+                looked_at[0],
+                looked_at[1],
+                wanted.len()
+            );
+        }
         if wanted.is_empty() {
             return Ok(());
         }
