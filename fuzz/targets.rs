@@ -8,6 +8,8 @@ use nlpcrawl::document::dict::Dict;
 use nlpcrawl::document::fingerprint::{self, Fingerprint};
 use nlpcrawl::document::{lang, text, words};
 use nlpcrawl::run::clock;
+use nlpcrawl::search::serve::{self, Form};
+use nlpcrawl::search::{kwic, query as search_query};
 use nlpcrawl::stage::fetch::{expiry, x_robots};
 use nlpcrawl::stage::resolve::HostEntry;
 use nlpcrawl::stage::vrfy;
@@ -37,6 +39,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("record", record),
     ("http", http),
     ("markup", markup),
+    ("query", query),
 ];
 
 const KINDS: [Kind; 4] = [Kind::Html, Kind::Xhtml, Kind::Xml, Kind::Plain];
@@ -353,4 +356,38 @@ pub fn http(data: &[u8]) {
 /// in every mode (fuzz/markup_ref.rs says where the reference is corrected).
 pub fn markup(data: &[u8]) {
     markup_ref::assert_same(data);
+}
+
+/// A search request's query string (up to the first newline) and a text
+/// to search (the rest): the form, the query parser, the patterns the
+/// concordance shows and their hits in the text, `date:` values, and the
+/// escaping of what goes back into the page.
+pub fn query(data: &[u8]) {
+    let s = String::from_utf8_lossy(data);
+    let (qs, text) = s.split_once('\n').unwrap_or((&s, ""));
+    let f = Form::of(&format!("/?{qs}"));
+    assert!(f.q.chars().count() <= search_query::MAX_QUERY);
+    assert!(f.start <= serve::MAX_START);
+    for q in [qs, f.q.as_str()] {
+        let _ = search_query::date_bounds(q);
+        let Ok(n) = search_query::parse(q) else {
+            continue;
+        };
+        for fold in [false, true] {
+            let patterns = search_query::patterns(&n, fold);
+            for p in &patterns {
+                let own: Vec<&str> = p.words.iter().map(String::as_str).collect();
+                assert!(!own.is_empty() && p.matches(&own), "{p:?}");
+            }
+            let mut end = 0;
+            for (a, b, first, last) in kwic::find_hits(text, &patterns, fold) {
+                // In order, apart, within the text, on its characters.
+                assert!(end <= a && a < b && b <= text.len() && first <= last, "{a}..{b}");
+                assert!(text.is_char_boundary(a) && text.is_char_boundary(b));
+                end = b;
+            }
+        }
+    }
+    let shown = serve::html(qs);
+    assert!(!shown.contains(['<', '>', '"', '\'']), "{shown}");
 }
