@@ -97,7 +97,7 @@ bench:
 # cargo-fuzz needed). New inputs collect in target/fuzz-corpus; crashes land
 # in fuzz/artifacts/TARGET, to be fixed and kept in tests/fuzz-regressions.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = url robots links charset text record http markup query
+FUZZ_TARGETS = url robots links charset text record http markup query cluster
 fuzz:
 	failed=; for t in $(FUZZ_TARGETS); do \
 		mkdir -p target/fuzz-corpus/$$t && \

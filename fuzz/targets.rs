@@ -3,6 +3,7 @@
 // (tests/fuzz_regressions.rs), which include!() this file. Only public
 // library functions are called; a panic or a failed assertion is a finding.
 
+use nlpcrawl::cluster::check;
 use nlpcrawl::document::charset::{self, Kind};
 use nlpcrawl::document::dict::Dict;
 use nlpcrawl::document::fingerprint::{self, Fingerprint};
@@ -14,10 +15,13 @@ use nlpcrawl::stage::fetch::{expiry, x_robots};
 use nlpcrawl::stage::resolve::HostEntry;
 use nlpcrawl::stage::vrfy;
 use nlpcrawl::store::archive::Version;
+use nlpcrawl::store::outbox;
 use nlpcrawl::store::record::Record;
 use nlpcrawl::store::rep::RepCache;
 use nlpcrawl::web::http::{self, HeaderFilter, Headers};
+use nlpcrawl::web::admit::Filter;
 use nlpcrawl::web::links;
+use nlpcrawl::web::partition::Partition;
 use nlpcrawl::web::robots::{Entry, Robots};
 use nlpcrawl::web::url::{self, Base};
 
@@ -40,6 +44,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("http", http),
     ("markup", markup),
     ("query", query),
+    ("cluster", cluster),
 ];
 
 const KINDS: [Kind; 4] = [Kind::Html, Kind::Xhtml, Kind::Xml, Kind::Plain];
@@ -390,4 +395,37 @@ pub fn query(data: &[u8]) {
     }
     let shown = serve::html(qs);
     assert!(!shown.contains(['<', '>', '"', '\'']), "{shown}");
+}
+
+/// What nlpc-relay takes from the cluster, as node 0 of 2: a link message
+/// (as it came, and with the partition of this node before it), a
+/// counters row from node 1, and a sender header. What passes is passed
+/// again as itself: an admitted URL is this node's and admitted unchanged,
+/// and a counters row as filed is filed again unchanged.
+pub fn cluster(data: &[u8]) {
+    let me = Partition { node: 0, of: 2 };
+    let filter = Filter::default();
+    let _ = check::sender(me.of, std::str::from_utf8(data).ok());
+    let mut framed = 0u32.to_le_bytes().to_vec();
+    framed.extend_from_slice(data);
+    for payload in [data, &framed[..]] {
+        let Ok(a) = check::link(me, &filter, payload) else {
+            continue;
+        };
+        assert!(me.owns(&url::host_of(&a.url).to_ascii_lowercase()), "{}", a.url);
+        assert!(a.url.len() <= filter.max_len, "{} bytes", a.url.len());
+        let again = outbox::Entry {
+            hash: [0; 16],
+            partition: me.node,
+            depth: a.depth,
+            url: a.url.clone(),
+        }
+        .encode();
+        let b = check::link(me, &filter, &again).map(|b| (b.url, b.depth));
+        assert_eq!(b, Ok((a.url, a.depth)), "admitted again differently");
+    }
+    if let Ok(row) = check::stats_row(me, 1, data) {
+        assert!(row.len() <= check::MAX_STATS, "{} bytes", row.len());
+        assert_eq!(check::stats_row(me, 1, &row), Ok(row.clone()), "filed again differently");
+    }
 }
