@@ -167,7 +167,10 @@ impl Storing {
                 "nlpc-fetch: no body storing thread".into(),
             ));
         };
-        s.send(b)?;
+        if let Err(e) = s.send(b) {
+            // The storer stops once the writer has; the writer says why.
+            return Err(self.writer()?.failure().unwrap_or(e));
+        }
         self.writer()?.expect();
         Ok(())
     }

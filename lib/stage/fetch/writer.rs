@@ -71,10 +71,22 @@ impl Writer {
     pub(super) fn send(&mut self, task: Task<Reply>) -> Result<()> {
         let sent = self.tasks.as_ref().is_some_and(|t| t.send(task).is_ok());
         if !sent {
-            return Err(gone());
+            return Err(self.failure().unwrap_or_else(gone));
         }
         self.pending += 1;
         Ok(())
+    }
+
+    /// The error of the write that stopped the writer, when its reply is
+    /// still waiting: a full disk, say, rather than only that the writer
+    /// is gone. The other replies waiting go with it; the loop stops.
+    pub(super) fn failure(&mut self) -> Option<Error> {
+        while let Ok(r) = self.replies.try_recv() {
+            if let Err(e) = r {
+                return Some(e);
+            }
+        }
+        None
     }
 
     /// Another way in for tasks, in the order they arrive (the storer's).
@@ -133,4 +145,41 @@ impl Writer {
 
 fn gone() -> Error {
     Error::Input("nlpc-fetch: the database writer thread stopped".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Options;
+
+    #[test]
+    fn a_send_after_a_failed_write_returns_that_writes_error() {
+        // The storer's batch meets a full disk: its task fails and the
+        // writer stops. The loop's next send finds the writer gone, and
+        // must say why, not only that it is gone.
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(tmp.path(), Options::default()).unwrap();
+        std::thread::scope(|scope| {
+            let mut w = Writer::start(scope, &store);
+            w.send(Box::new(|_| {
+                Err(Error::Input("cache: No space left on device".into()))
+            }))
+            .unwrap();
+            // Sends queue until the writer has run the failed task and
+            // stopped; then one fails.
+            let err = loop {
+                match w.send(Box::new(|_| Ok(Reply::Stored))) {
+                    Ok(()) => std::thread::yield_now(),
+                    Err(e) => break e,
+                }
+            };
+            assert!(err.to_string().contains("No space left on device"), "{err}");
+            // Said once: a later send finds only that the writer is gone.
+            let again = w.send(Box::new(|_| Ok(Reply::Stored))).unwrap_err();
+            assert!(
+                again.to_string().contains("writer thread stopped"),
+                "{again}"
+            );
+        });
+    }
 }
