@@ -14,6 +14,7 @@
 //! slot of the MinHash signature (or, for the SimHash, votes for or
 //! against each of its bits).
 
+use crate::document::letters::alphanumeric;
 use crate::document::lower;
 use crate::document::lower::each_lower;
 use crate::document::swar::{controls, lanes, word_at, zero_bytes, HIGH};
@@ -546,23 +547,6 @@ impl Shingles {
     fn short(&self) -> Option<u64> {
         (self.words > 0 && self.words < SHINGLE)
             .then(|| shingle_hash(&self.window[SHINGLE - self.words..]))
-    }
-}
-
-/// Letters and digits, as `char::is_alphanumeric` says, without its
-/// tables for the Latin letters most pages are written in.
-#[inline]
-fn alphanumeric(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_alphanumeric();
-    }
-    match c {
-        // Latin-1 and Latin Extended-A and -B letters, but × and ÷.
-        '\u{C0}'..='\u{24F}' => c != '\u{D7}' && c != '\u{F7}',
-        // General Punctuation: spaces, dashes, quotation marks, none a
-        // letter.
-        '\u{2000}'..='\u{206F}' => false,
-        _ => c.is_alphanumeric(),
     }
 }
 
@@ -1175,15 +1159,6 @@ mod tests {
                 (hash, sketch_of(&shingles)),
                 "{main:?}"
             );
-        }
-    }
-
-    #[test]
-    fn alphanumeric_is_the_standard_one() {
-        for u in 0..=0x10FFFFu32 {
-            if let Some(c) = char::from_u32(u) {
-                assert_eq!(alphanumeric(c), c.is_alphanumeric(), "U+{u:04X}");
-            }
         }
     }
 

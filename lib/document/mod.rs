@@ -12,6 +12,7 @@ pub mod escape;
 pub mod extract;
 pub mod fingerprint;
 pub mod lang;
+pub(crate) mod letters;
 pub(crate) mod lower;
 pub mod markup;
 mod swar;

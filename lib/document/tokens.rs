@@ -422,7 +422,7 @@ pub fn tokens(text: &str) -> Vec<Token<'_>> {
         }
         // A hyphenated word: "e-pasts", "Austrumeiropas-Baltijas",
         // "COVID-19"; not a range of numbers ("1990-2000").
-        let letters = |s: &str| s.chars().any(char::is_alphabetic);
+        let letters = |s: &str| s.chars().any(crate::document::letters::alphabetic);
         let mut j = i;
         while let (Some(h), Some(n)) = (atoms.get(j + 1), atoms.get(j + 2)) {
             let cur = &atoms[j];

@@ -7,6 +7,7 @@
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::document::fingerprint::{piece_words, FNV_OFFSET, FNV_PRIME};
+use crate::document::letters;
 use crate::document::lower::{self, Low};
 
 /// Word-break classes of UAX #29, for the characters [`class`] knows.
@@ -102,7 +103,7 @@ pub(crate) struct Kinds {
 impl Kinds {
     fn of(w: &str) -> Kinds {
         Kinds {
-            letter: w.chars().any(char::is_alphabetic),
+            letter: w.chars().any(letters::alphabetic),
             ascii: w.is_ascii(),
             upper: w.bytes().any(|b| b.is_ascii_uppercase()),
         }

@@ -20,6 +20,7 @@ use whatlang::Detector;
 
 use super::witness::Profile;
 use super::{detect_in_steps, Guess, Language};
+use crate::document::letters;
 
 /// The most a feature may cost on average in the language whatlang names,
 /// when it has a profile, in nats: more, and the text is in a language
@@ -142,7 +143,7 @@ pub struct Blocks {
 
 /// Letters (alphabetic characters) of `s`.
 fn letters(s: &str) -> usize {
-    s.chars().filter(|c| c.is_alphabetic()).count()
+    s.chars().filter(|&c| letters::alphabetic(c)).count()
 }
 
 /// The language of a document's text, its blocks one a line: the first
