@@ -1549,6 +1549,42 @@ fn focus_fetches_pages_of_poor_hosts_last() {
 }
 
 #[test]
+fn a_mixed_hosts_pages_wait_for_a_new_hosts_first_look() {
+    // mixed.test has had 2 of 10 pages accepted: some are in the
+    // language, most are not. Counted good, its eight READY pages went
+    // before the first look at a host found through a rejected page on
+    // the same address, which came ninth; now it is among the first.
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.43");
+    let st = c.store();
+    for (state, n) in [(State::Verified, 2), (State::Rejected, 8)] {
+        for i in 0..n {
+            let mut r = Record::new(&format!("http://mixed.test/judged-{state}-{i}.html"), 1);
+            r.state = state;
+            let key = insert_new(&st, &r);
+            let mut w = st.write().unwrap();
+            nlpcrawl::store::harvest::judged(&mut w, &key, &r, 100).unwrap();
+            w.commit().unwrap();
+        }
+    }
+    serve_and_plant(&srv, &st, "mixed.test", "m", 8);
+    let new = serve_and_plant(&srv, &st, "new.test", "n", 1);
+    let key = st.read().unwrap().lookup(&new[0]).unwrap().unwrap().0;
+    let mut w = st.write().unwrap();
+    nlpcrawl::store::tunnel::reached(&mut w, &key, 1).unwrap();
+    w.commit().unwrap();
+    drop(st);
+    fetch_once(&c, &["--fetch-burst", "2", "--filter-lang", "lv"]);
+    let hosts: Vec<String> = srv.page_hits().into_iter().map(|h| h.host).collect();
+    assert_eq!(hosts.len(), 9, "every page fetched: {hosts:?}");
+    let at = hosts.iter().position(|h| h.starts_with("new.test"));
+    assert!(
+        at.is_some_and(|i| i < 3),
+        "the new host's page came at {at:?}: {hosts:?}"
+    );
+}
+
+#[test]
 fn a_fill_looks_past_one_address_with_thousands_of_records() {
     // The fill walks the READY records address by address. 5,000
     // records of a poor host on the lower address all go to a later
@@ -1641,6 +1677,76 @@ fn a_new_host_is_asked_before_the_pages_that_fill_its_address_queue() {
         good_before < 200,
         "{good_before} of the good host's {} pages were asked before the last new host",
         good.len()
+    );
+}
+
+#[test]
+fn a_first_look_behind_a_busy_polite_addresss_backlog_goes_at_the_next_room() {
+    // 1,500 pages of a poor host on one polite address, its queue full
+    // but for a moment after each burst, and one page of a host not
+    // judged yet whose key the READY table puts after at least 1,100 of
+    // them. A fill walks an address a few hundred keys at a time, and
+    // used to pass a full queue by: the first look waited for the walk
+    // to come to its key at one of those moments, and was not asked in
+    // 60 s (over 150 poor pages). Now the walk goes on behind the full
+    // queue and keeps the first look for the next fill that finds room.
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.42");
+    let st = c.store();
+    judge_poor_and_good(&st);
+    let poor: Vec<String> = (0..1500)
+        .map(|i| srv.url("poor.test", &format!("/{i}.html")))
+        .collect();
+    let mut hashes: Vec<[u8; 16]> = poor
+        .iter()
+        .map(|u| nlpcrawl::store::url_hash(u.as_bytes()))
+        .collect();
+    hashes.sort();
+    let new = (0..1000)
+        .map(|j| srv.url(&format!("new{j}.test"), "/"))
+        .find(|u| nlpcrawl::store::url_hash(u.as_bytes()) > hashes[1100])
+        .expect("a URL whose key comes late");
+    insert_many(&st, poor.len(), |i| {
+        let mut r = Record::new(&poor[i], 1);
+        r.state = State::Ready;
+        r.addr = srv.ip();
+        r
+    });
+    plant_ready(&st, &new, &srv.ip());
+    drop(st);
+    let mut child = spawn({
+        let mut cmd = c.cmd("nlpc-fetch");
+        cmd.args([
+            "--fetch-polite",
+            "0.3s",
+            "--fetch-burst",
+            "2",
+            "--filter-lang",
+            "lv",
+        ]);
+        cmd
+    });
+    // Its name: the Host header adds the port.
+    let new_host = new.split(['/', ':']).nth(3).unwrap_or_default().to_string();
+    assert!(new_host.starts_with("new"), "{new_host}");
+    wait_until(Duration::from_secs(60), "the new host's page", || {
+        srv.page_hits()
+            .iter()
+            .any(|h| h.host.starts_with(&new_host))
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let hits = srv.page_hits();
+    let poor_before = hits
+        .iter()
+        .take_while(|h| !h.host.starts_with(&new_host))
+        .filter(|h| h.host.starts_with("poor.test"))
+        .count();
+    // Found within a few fills, leased at the next room behind the two
+    // left queued, its robots.txt with one more: 8 as built.
+    assert!(
+        poor_before <= 10,
+        "{poor_before} poor pages were asked before the new host's first"
     );
 }
 

@@ -116,6 +116,12 @@ pub const POOR_HARVEST: f64 = 0.1;
 /// set on less evidence than setting pages aside takes.
 pub const FIRST_LOOK: u64 = 3;
 
+/// The share of accepted pages under which focus counts a host with some
+/// accepted mixed, once [`FIRST_LOOK`] of its pages are judged: most of
+/// what it serves is in other languages, and its pages no longer go
+/// before new hosts' first looks.
+pub const MIXED_HARVEST: f64 = 0.5;
+
 /// Adds nlpc-vrfy's verdict on `rec` (the record under `key` as judged:
 /// VERIFIED or REJECTED) to its host's figures; `text` is the bytes of main
 /// text the verdict was made on. A rejected page also goes on the
@@ -176,11 +182,13 @@ impl Rule {
         })
     }
 
-    /// A host's standing in nlpc-fetch's focus, best first: 0, pages of it
-    /// accepted and its harvest not poor; 1, not judged yet; 2, judged but
+    /// A host's standing in nlpc-fetch's focus: 0, pages of it accepted
+    /// and its harvest not poor or mixed; 1, not judged yet; 2, judged but
     /// none accepted yet, fewer than [`FIRST_LOOK`] pages; 3, poor: none
     /// accepted of [`FIRST_LOOK`] or more, or after its sample a harvest
-    /// below half of `--yield-min` ([`POOR_HARVEST`] when that is off).
+    /// below half of `--yield-min` ([`POOR_HARVEST`] when that is off);
+    /// 4, mixed: some accepted, but under [`MIXED_HARVEST`] of
+    /// [`FIRST_LOOK`] or more pages. Focus orders them 0, 1, 4, 2, 3.
     pub fn rank(&self, y: &HostYield) -> u8 {
         let poor = if self.min > 0.0 {
             self.min / 2.0
@@ -197,6 +205,8 @@ impl Rule {
             }
         } else if y.fetched >= self.sample && y.harvest() < poor {
             3
+        } else if y.fetched >= FIRST_LOOK && y.harvest() < MIXED_HARVEST {
+            4
         } else {
             0
         }
@@ -299,16 +309,19 @@ mod tests {
         assert_eq!(rule.rank(&y(0, 0)), 1, "not judged");
         assert_eq!(rule.rank(&y(2, 0)), 2, "none accepted at a first look");
         assert_eq!(rule.rank(&y(FIRST_LOOK, 0)), 3, "none accepted after it");
-        assert_eq!(rule.rank(&y(5, 1)), 0);
-        assert_eq!(rule.rank(&y(19, 1)), 0, "within its sample");
+        assert_eq!(rule.rank(&y(2, 1)), 0, "one of its first two");
+        assert_eq!(rule.rank(&y(5, 3)), 0);
+        assert_eq!(rule.rank(&y(5, 2)), 4, "mixed: 2 of 5");
+        assert_eq!(rule.rank(&y(19, 1)), 4, "within its sample, mixed");
         assert_eq!(rule.rank(&y(20, 1)), 3, "1 of 20 is below 0.1");
-        assert_eq!(rule.rank(&y(20, 2)), 0);
+        assert_eq!(rule.rank(&y(20, 2)), 4);
+        assert_eq!(rule.rank(&y(20, 10)), 0);
         let strict = Rule {
             sample: 20,
             min: 0.5,
         };
         assert_eq!(strict.rank(&y(20, 4)), 3, "below half of 0.5");
-        assert_eq!(strict.rank(&y(20, 5)), 0);
+        assert_eq!(strict.rank(&y(20, 5)), 4);
     }
 
     #[test]

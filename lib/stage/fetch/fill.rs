@@ -44,8 +44,9 @@ const FILL_PER_ADDR: usize = 256;
 const ADDR_RESUME_CAP: usize = 65_536;
 
 /// Where the keys a fill classed behind full queues (looking for first
-/// looks, see `over_room`) are forgotten: each is classed once, not at
-/// every fill's turn through its address (a host once judged stays so).
+/// looks, see `over_room` and `focus::Kept`) are forgotten: each is
+/// classed once, not at every fill's turn through its address (a host
+/// once judged stays so).
 const LOOKED_AHEAD_CAP: usize = 16_384;
 
 /// What a fill's walk of one index counted.
@@ -267,11 +268,12 @@ impl Fetcher<'_> {
                     return Ok(Step::NextAddr);
                 }
                 w.unrested = true;
-                // Its queue is full: nothing of it goes this time, but on
-                // a fast address a first look, which may go over the room
-                // (`over_room`); with focus the walk goes on for those.
+                // Its queue is full: nothing of it goes this time. With
+                // focus the walk goes on for first looks: on a fast
+                // address one may go over the room (`over_room`), and on
+                // any other it is kept for the fill that finds room.
                 let full = room.get(&a) == Some(&0);
-                if full && !(focus && state == State::Ready && fast(&policy, a)) {
+                if full && !(focus && state == State::Ready) {
                     return Ok(Step::NextAddr);
                 }
                 if state == State::Ready && w.at_addr > FILL_PER_ADDR {
@@ -297,12 +299,17 @@ impl Fetcher<'_> {
                 if focus && state == State::Ready {
                     let (class, look) = focus::class(&rd, &k, yield_rule, &mut hosts)?;
                     if full {
-                        // Only a first look may go (`over_room`); what
-                        // waits here does not hold exploration back
-                        // elsewhere, and a kept record stays kept.
-                        if class == focus::FIRST_LOOK {
+                        // Only a first look may go (`over_room`), or wait
+                        // in `kept` for the fill that finds room (and from
+                        // the next fill on hold exploration back, as kept
+                        // records do); a kept record stays kept.
+                        if class == focus::FIRST_LOOK && fast(&policy, a) {
                             unwalked.remove(&k);
                             later[0].push((k, a, look));
+                        } else if look.is_some() && !unwalked.contains(&k) {
+                            // Kept before, it is classed again below, and
+                            // holds exploration back as it did.
+                            kept.keep(class, k, a);
                         }
                         return Ok(Step::Next);
                     }
@@ -386,10 +393,16 @@ impl Fetcher<'_> {
             let mut looked: HashSet<u32> = HashSet::new();
             // First looks leased over their address's room, by address.
             let mut over: HashMap<IpAddr, usize> = HashMap::new();
-            // First looks: the hosts more of the frontier points at first.
-            later[0].sort_by_key(|(_, _, look)| {
-                std::cmp::Reverse(look.map_or(0, |l| hosts.seen(l.host)))
-            });
+            // Within a class first looks first, and of them the hosts more
+            // of the frontier points at.
+            for l in later.iter_mut() {
+                l.sort_by_key(|(_, _, look)| {
+                    (
+                        look.is_none(),
+                        std::cmp::Reverse(look.map_or(0, |l| hosts.seen(l.host))),
+                    )
+                });
+            }
             for i in 0..later.len() {
                 let class = u8::try_from(i + 1).unwrap_or(u8::MAX);
                 let exploring = class >= focus::EXPLORE;

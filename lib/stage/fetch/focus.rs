@@ -3,27 +3,38 @@
 //!
 //! A record's class ([`class`]) starts from its host's standing
 //! ([`crate::store::harvest::Rule::rank`]): 0 for a good host, whatever
-//! led to the page; 1 for a host not judged yet; 3 for one with nothing
-//! accepted at a first look; 4 for a poor one. To a host not shown good,
-//! the rejected pages in a row that led to the record are added
-//! ([`crate::store::tunnel`]), up to [`CLASSES`] − 1. So a page of a host
-//! nobody has judged, even one found through a rejected page, comes before
-//! more pages of a host whose first pages were all rejected: the first may
-//! open a new host in the language, the second seldom does. A fill leases
-//! class by class, best first, and gives a host not judged yet one look,
-//! its best record; its others take a class as if judged without success
-//! ([`Look`]): one look decides its standing before more of its pages are
-//! asked for. First looks go to the hosts with more records in the part of
-//! the index the fill walked: more links lead to them.
+//! led to the page; 1 for a host not judged yet; 2 for a mixed one (most
+//! of its pages rejected); 3 for one with nothing accepted at a first
+//! look; 4 for a poor one. To a host not shown good, the rejected pages
+//! in a row that led to the record are added ([`crate::store::tunnel`]),
+//! up to [`CLASSES`] − 1. So a page of a host nobody has judged, even one
+//! found through a rejected page, comes before more pages of a host whose
+//! first pages were all rejected: the first may open a new host in the
+//! language, the second seldom does. A fill leases class by class, best
+//! first, and within a class first looks first; it gives a host not
+//! judged yet one look, its best record; its others take a class as if
+//! judged without success ([`Look`]): one look decides its standing
+//! before more of its pages are asked for. First looks go to the hosts
+//! with more records in the part of the index the fill walked: more
+//! links lead to them.
+//!
+//! A mixed host's pages are exploration with the first looks found
+//! through one rejected page, and after them: a host that serves a tenth
+//! of its pages in the language, kept with the good ones, held its
+//! address's room for as long as it had pages, while the first look at a
+//! host in the language on the same address waited (on
+//! `scripts/bench/focus`'s web, 20 s and more).
 //!
 //! Classes from [`EXPLORE`] on are exploration: pages of hosts with
-//! nothing accepted, and pages found only through rejected ones. They are
-//! how a language's hosts that its own pages do not link to are found, so
-//! they are never left out; but while better records wait, they get at
-//! most `--fetch-explore` of the leases ([`Share`]), measured over the
-//! last few hundred. When nothing better waits they get all the room.
+//! nothing accepted or mostly rejected, and pages found only through
+//! rejected ones. They are how a language's hosts that its own pages do
+//! not link to are found, so they are never left out; but while better
+//! records wait, they get at most `--fetch-explore` of the leases
+//! ([`Share`]), measured over the last few hundred. When nothing better
+//! waits they get all the room.
 //! A fill walks only part of the index; the best records of the later
-//! classes it could not lease are kept for the next ([`Kept`]).
+//! classes it could not lease, and first looks it found behind a full
+//! queue, are kept for the next ([`Kept`]).
 //! Politeness is untouched: the order chooses among the requests allowed,
 //! never lets one go that is not.
 
@@ -47,8 +58,8 @@ pub(super) const EXPLORE: u8 = 2;
 pub(super) const FIRST_LOOK: u8 = 1;
 
 /// Each standing's first class: good, not judged, nothing accepted at a
-/// first look, poor.
-const BASE: [u8; 4] = [0, FIRST_LOOK, 3, 4];
+/// first look, poor, mixed.
+const BASE: [u8; 5] = [0, FIRST_LOOK, 3, 4, 2];
 
 /// The weight of one lease in [`Share`]'s running share: about the last
 /// 1/ALPHA leases count.
@@ -160,7 +171,12 @@ const KEPT_CAP: usize = 512;
 /// classes first): a fill walks only part of the index, and without them a
 /// record of a better class (a new host's first look, say) would wait for
 /// the walk to come round to it again while poorer ones the walk saw took
-/// the room. They are classed again at each fill. Records of good hosts
+/// the room. A walk also keeps the first looks it finds behind a full
+/// queue: a busy address's queue is full but for a moment after each
+/// burst, and a new host's first page there waited for the walk to come
+/// round to its key at such a moment, a few hundred keys a burst (at the
+/// default rest of 10 s, minutes on an address with thousands of
+/// records). They are classed again at each fill. Records of good hosts
 /// are not kept: they are most of the index, and the walk finds them.
 #[derive(Default)]
 pub(super) struct Kept(BTreeSet<(u8, Key, IpAddr)>);
