@@ -10,15 +10,7 @@ pub fn alphabetic(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphabetic();
     }
-    match c {
-        // Latin-1 and Latin Extended-A and -B letters, but × and ÷.
-        '\u{C0}'..='\u{24F}' => c != '\u{D7}' && c != '\u{F7}',
-        // Cyrillic letters up to ҁ, and from Ҋ through the Supplement.
-        '\u{400}'..='\u{481}' | '\u{48A}'..='\u{52F}' => true,
-        // General Punctuation: spaces, dashes, quotation marks.
-        '\u{2000}'..='\u{206F}' => false,
-        _ => c.is_alphabetic(),
-    }
+    known(c).unwrap_or_else(|| c.is_alphabetic())
 }
 
 /// Whether `c` is a letter or a digit, as `char::is_alphanumeric` says.
@@ -27,11 +19,22 @@ pub fn alphanumeric(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric();
     }
+    known(c).unwrap_or_else(|| c.is_alphanumeric())
+}
+
+/// Whether a character past ASCII is a letter, for the ranges told here
+/// without the tables; none of them holds a digit, so it is also whether
+/// it is a letter or a digit.
+#[inline]
+fn known(c: char) -> Option<bool> {
     match c {
-        '\u{C0}'..='\u{24F}' => c != '\u{D7}' && c != '\u{F7}',
-        '\u{400}'..='\u{481}' | '\u{48A}'..='\u{52F}' => true,
-        '\u{2000}'..='\u{206F}' => false,
-        _ => c.is_alphanumeric(),
+        // Latin-1 and Latin Extended-A and -B letters, but × and ÷.
+        '\u{C0}'..='\u{24F}' => Some(c != '\u{D7}' && c != '\u{F7}'),
+        // Cyrillic letters up to ҁ, and from Ҋ through the Supplement.
+        '\u{400}'..='\u{481}' | '\u{48A}'..='\u{52F}' => Some(true),
+        // General Punctuation: spaces, dashes, quotation marks.
+        '\u{2000}'..='\u{206F}' => Some(false),
+        _ => None,
     }
 }
 
