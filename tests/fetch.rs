@@ -26,6 +26,23 @@ fn fetch_once(c: &Crawl, args: &[&str]) -> String {
     err
 }
 
+/// Runs nlpc-fetch with `args` until `done` holds (failing the test after
+/// 60 s), then kills it; killed as well when the wait fails, so a failing
+/// test leaves no fetcher running.
+fn fetch_until(c: &Crawl, args: &[&str], what: &str, done: impl FnMut() -> bool) {
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut cmd = c.cmd("nlpc-fetch");
+    cmd.args(args);
+    let _fetcher = Killed(spawn(cmd));
+    wait_until(Duration::from_secs(60), what, done);
+}
+
 fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
@@ -613,24 +630,20 @@ fn sigkill_mid_burst_loses_and_duplicates_nothing() {
     }
     drop(st);
     for round in 1..=3 {
-        let mut child = spawn({
-            let mut cmd = c.cmd("nlpc-fetch");
-            cmd.args([
+        let st = c.store();
+        fetch_until(
+            &c,
+            &[
                 "--fetch-polite",
                 "0.02s",
                 "--fetch-burst",
                 "2",
                 "--use-interval",
                 "1s",
-            ]);
-            cmd
-        });
-        let st = c.store();
-        wait_until(Duration::from_secs(60), "fetch progress", || {
-            st.read().unwrap().count(State::Fresh, false).unwrap() >= round * 50
-        });
-        child.kill().unwrap();
-        child.wait().unwrap();
+            ],
+            "fetch progress",
+            || st.read().unwrap().count(State::Fresh, false).unwrap() >= round * 50,
+        );
         // Killed mid-batch: every record already FRESH has its whole body
         // under its name (the others come back when their leases expire).
         let cache = c.cache();
@@ -1488,18 +1501,20 @@ fn exploring_pages_get_their_share_while_better_ones_wait() {
 /// for good.test in the yield table (the hosts' standing is by host name,
 /// whatever the port).
 fn judge_poor_and_good(st: &nlpcrawl::store::Store) {
-    for (host, state, n) in [
-        ("poor.test", State::Rejected, 20),
-        ("good.test", State::Verified, 5),
-    ] {
-        for i in 0..n {
-            let mut r = Record::new(&format!("http://{host}/judged{i}.html"), 1);
-            r.state = state;
-            let key = insert_new(st, &r);
-            let mut w = st.write().unwrap();
-            nlpcrawl::store::harvest::judged(&mut w, &key, &r, 100).unwrap();
-            w.commit().unwrap();
-        }
+    plant_verdicts(st, "poor.test", State::Rejected, 20);
+    plant_verdicts(st, "good.test", State::Verified, 5);
+}
+
+/// Plants `n` verdicts in `state` (VERIFIED or REJECTED) for `host` in
+/// the yield table, each on a record of its own.
+fn plant_verdicts(st: &nlpcrawl::store::Store, host: &str, state: State, n: usize) {
+    for i in 0..n {
+        let mut r = Record::new(&format!("http://{host}/judged-{state}-{i}.html"), 1);
+        r.state = state;
+        let key = insert_new(st, &r);
+        let mut w = st.write().unwrap();
+        nlpcrawl::store::harvest::judged(&mut w, &key, &r, 100).unwrap();
+        w.commit().unwrap();
     }
 }
 
@@ -1557,16 +1572,8 @@ fn a_mixed_hosts_pages_wait_for_a_new_hosts_first_look() {
     let c = Crawl::new();
     let srv = Server::start("127.0.0.43");
     let st = c.store();
-    for (state, n) in [(State::Verified, 2), (State::Rejected, 8)] {
-        for i in 0..n {
-            let mut r = Record::new(&format!("http://mixed.test/judged-{state}-{i}.html"), 1);
-            r.state = state;
-            let key = insert_new(&st, &r);
-            let mut w = st.write().unwrap();
-            nlpcrawl::store::harvest::judged(&mut w, &key, &r, 100).unwrap();
-            w.commit().unwrap();
-        }
-    }
+    plant_verdicts(&st, "mixed.test", State::Verified, 2);
+    plant_verdicts(&st, "mixed.test", State::Rejected, 8);
     serve_and_plant(&srv, &st, "mixed.test", "m", 8);
     let new = serve_and_plant(&srv, &st, "new.test", "n", 1);
     let key = st.read().unwrap().lookup(&new[0]).unwrap().unwrap().0;
@@ -1607,23 +1614,19 @@ fn a_fill_looks_past_one_address_with_thousands_of_records() {
     });
     let urls = serve_and_plant(&good, &st, "good.test", "g", 3);
     drop(st);
-    let mut child = spawn({
-        let mut cmd = c.cmd("nlpc-fetch");
-        cmd.args([
+    fetch_until(
+        &c,
+        &[
             "--fetch-polite",
             "0",
             "--filter-lang",
             "lv",
             "--fetch-explore",
             "0",
-        ]);
-        cmd
-    });
-    wait_until(Duration::from_secs(60), "the good pages", || {
-        good.page_hits().len() == urls.len()
-    });
-    child.kill().unwrap();
-    child.wait().unwrap();
+        ],
+        "the good pages",
+        || good.page_hits().len() == urls.len(),
+    );
     let last_good = good.page_hits().iter().map(|h| h.at).max().unwrap();
     let poor_before = poor.page_hits().iter().filter(|h| h.at < last_good).count();
     assert_eq!(
@@ -1650,18 +1653,16 @@ fn a_new_host_is_asked_before_the_pages_that_fill_its_address_queue() {
         serve_and_plant(&srv, &st, host, "n", 1);
     }
     drop(st);
-    let mut child = spawn({
-        let mut cmd = c.cmd("nlpc-fetch");
-        cmd.args(["--fetch-polite", "0", "--filter-lang", "lv"]);
-        cmd
-    });
-    wait_until(Duration::from_secs(60), "the new hosts' pages", || {
-        let hits = srv.page_hits();
-        new.iter()
-            .all(|n| hits.iter().any(|h| h.host.starts_with(n.as_str())))
-    });
-    child.kill().unwrap();
-    child.wait().unwrap();
+    fetch_until(
+        &c,
+        &["--fetch-polite", "0", "--filter-lang", "lv"],
+        "the new hosts' pages",
+        || {
+            let hits = srv.page_hits();
+            new.iter()
+                .all(|n| hits.iter().any(|h| h.host.starts_with(n.as_str())))
+        },
+    );
     let hits = srv.page_hits();
     let last_new = hits
         .iter()
@@ -1714,28 +1715,26 @@ fn a_first_look_behind_a_busy_polite_addresss_backlog_goes_at_the_next_room() {
     });
     plant_ready(&st, &new, &srv.ip());
     drop(st);
-    let mut child = spawn({
-        let mut cmd = c.cmd("nlpc-fetch");
-        cmd.args([
+    // Its name: the Host header adds the port.
+    let new_host = new.split(['/', ':']).nth(3).unwrap_or_default().to_string();
+    assert!(new_host.starts_with("new"), "{new_host}");
+    fetch_until(
+        &c,
+        &[
             "--fetch-polite",
             "0.3s",
             "--fetch-burst",
             "2",
             "--filter-lang",
             "lv",
-        ]);
-        cmd
-    });
-    // Its name: the Host header adds the port.
-    let new_host = new.split(['/', ':']).nth(3).unwrap_or_default().to_string();
-    assert!(new_host.starts_with("new"), "{new_host}");
-    wait_until(Duration::from_secs(60), "the new host's page", || {
-        srv.page_hits()
-            .iter()
-            .any(|h| h.host.starts_with(&new_host))
-    });
-    child.kill().unwrap();
-    child.wait().unwrap();
+        ],
+        "the new host's page",
+        || {
+            srv.page_hits()
+                .iter()
+                .any(|h| h.host.starts_with(&new_host))
+        },
+    );
     let hits = srv.page_hits();
     let poor_before = hits
         .iter()
