@@ -90,6 +90,41 @@ fn bursts_and_rests_per_address_with_virtual_hosts_sharing_a_queue() {
 }
 
 #[test]
+fn a_new_hosts_first_page_follows_its_robots_txt() {
+    // Six hosts on one polite address, two pages each, none of their
+    // robots.txt known. The page that asked for a robots.txt used to wait:
+    // the burst went on as the answer came in, before the file was taken
+    // in, so another host's page (here its robots.txt) took the burst's
+    // second request, and the page went a whole rest later.
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.44");
+    let st = c.store();
+    for h in 0..6 {
+        serve_and_plant(&srv, &st, &format!("h{h}.test"), "p", 2);
+    }
+    drop(st);
+    fetch_once(&c, &["--fetch-burst", "2", "--fetch-polite", "0.3s"]);
+    let hits = srv.hits();
+    let order: Vec<(&str, &str)> = hits
+        .iter()
+        .map(|h| (h.host.as_str(), h.path.as_str()))
+        .collect();
+    assert_eq!(hits.len(), 18, "12 pages and 6 robots.txt: {order:?}");
+    for (i, w) in hits.windows(2).enumerate() {
+        if w[0].path == "/robots.txt" {
+            assert!(
+                w[1].host == w[0].host && w[1].path != "/robots.txt",
+                "request {} after {}'s robots.txt was {} {}: {order:?}",
+                i + 2,
+                w[0].host,
+                w[1].host,
+                w[1].path
+            );
+        }
+    }
+}
+
+#[test]
 fn a_burst_reuses_one_connection() {
     let c = Crawl::new();
     let srv = Server::start("127.0.0.4");

@@ -357,6 +357,11 @@ impl<'d> Fetcher<'d> {
                 self.gate_done(r);
                 self.storing.arriving = self.storing.arriving.saturating_add(r.body.len() as u64);
             }
+            // A robots.txt is taken in before that, so a new host's first
+            // page goes in the burst its robots.txt began rather than a
+            // whole rest later behind another host's (its file is kept on
+            // disk after, by `keep_robots`).
+            let done = self.take_robots(done)?;
             if answered {
                 self.dispatch(Instant::now())?;
             }
@@ -377,10 +382,12 @@ impl<'d> Fetcher<'d> {
                         self.storing.arriving =
                             self.storing.arriving.saturating_add(r.body.len() as u64);
                     }
+                    let more = self.take_robots(more)?;
                     self.dispatch(Instant::now())?;
                     backlog.extend(more);
                 }
             }
+            self.keep_robots()?;
             // Every answer is taken in by now.
             self.storing.arriving = 0;
             if answered {

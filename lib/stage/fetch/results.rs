@@ -3,6 +3,7 @@
 //! that applies them under the records' leases; [`Storing`] is the
 //! fetcher's part that holds them till then.
 
+use super::transfer::Learned;
 use super::*;
 use crate::store::scope;
 
@@ -242,18 +243,14 @@ impl Fetcher<'_> {
         } else {
             info!("robots.txt {}: {}", resp.url, status);
         }
-        self.transfers.rep.store(&entry)?;
-        // Sitemaps listed in robots.txt become NEW records, if admitted.
-        let inserts = self.admit_sitemaps(&resp.url, &rules.sitemaps, now);
-        if !inserts.is_empty() {
-            let mut w = self.d.store.write()?;
-            for r in &inserts {
-                if let Err(why) = scope::insert(&mut w, r, &self.cfg.admit)? {
-                    info!("robots.txt {}: Sitemap {}: {why}", resp.url, r.url);
-                }
-            }
-            w.commit()?;
-        }
+        let expires = entry.expires;
+        // Kept on disk, and its Sitemap lines admitted, by `keep_robots`
+        // once the next requests have left.
+        self.transfers.robots_to_keep.push(Learned {
+            url: resp.url.clone(),
+            sitemaps: rules.sitemaps.clone(),
+            entry,
+        });
         // The robots.txt request counts in the pacing: the first page waits
         // out the delay from when the file arrived.
         if let Some(d) = self.cfg.delay_of(&rules) {
@@ -280,10 +277,34 @@ impl Fetcher<'_> {
             origin,
             Rules {
                 robots: Arc::new(rules),
-                expires: entry.expires,
+                expires,
                 refusal,
             },
         );
+        Ok(())
+    }
+
+    /// Keeps the robots.txt files taken in since the last call: each in
+    /// the REP cache (a synced file), and its Sitemap lines admitted as
+    /// NEW records. Their rules were in use from the moment each arrived
+    /// (`robots_done`); this is the slow part, done after the requests
+    /// that the rules let go have left.
+    pub(super) fn keep_robots(&mut self) -> Result<()> {
+        let now = clock::now();
+        for l in std::mem::take(&mut self.transfers.robots_to_keep) {
+            self.transfers.rep.store(&l.entry)?;
+            // Sitemaps listed in robots.txt become NEW records, if admitted.
+            let inserts = self.admit_sitemaps(&l.url, &l.sitemaps, now);
+            if !inserts.is_empty() {
+                let mut w = self.d.store.write()?;
+                for r in &inserts {
+                    if let Err(why) = scope::insert(&mut w, r, &self.cfg.admit)? {
+                        info!("robots.txt {}: Sitemap {}: {why}", l.url, r.url);
+                    }
+                }
+                w.commit()?;
+            }
+        }
         Ok(())
     }
 

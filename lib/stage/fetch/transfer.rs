@@ -28,6 +28,16 @@ pub(super) struct Transfers {
     pub rep: RepCache,
     /// Origins whose robots.txt is being asked for.
     pub robots_fetching: HashSet<String>,
+    /// robots.txt files whose rules are in use, not yet kept on disk.
+    pub robots_to_keep: Vec<Learned>,
+}
+
+/// A robots.txt taken in: what `Fetcher::keep_robots` keeps of it.
+pub(super) struct Learned {
+    /// The URL it was asked at (the last, after redirects).
+    pub url: String,
+    pub sitemaps: Vec<String>,
+    pub entry: Entry,
 }
 
 impl Transfers {
@@ -40,7 +50,13 @@ impl Transfers {
             robots: RulesCache::new(ROBOTS_CACHE_CAP),
             rep: RepCache::new(rep),
             robots_fetching: HashSet::new(),
+            robots_to_keep: Vec::new(),
         }
+    }
+
+    /// Whether the answer tagged `tag` is to a robots.txt request.
+    pub fn is_robots(&self, tag: u64) -> bool {
+        matches!(self.inflight.get(&tag), Some((_, InFlight::Robots { .. })))
     }
 
     /// A new request's tag.
@@ -327,6 +343,20 @@ impl Fetcher<'_> {
         if heard.paused {
             self.figures.stats.pauses += 1;
         }
+    }
+
+    /// Takes in the answers to robots.txt requests among `done` (their
+    /// rules in use at once, the files kept later), and gives back the
+    /// others.
+    pub(super) fn take_robots(&mut self, done: Vec<Response>) -> Result<Vec<Response>> {
+        let (robots, others): (Vec<Response>, Vec<Response>) = done
+            .into_iter()
+            .partition(|r| self.transfers.is_robots(r.tag));
+        for r in robots {
+            self.storing.arriving = self.storing.arriving.saturating_sub(r.body.len() as u64);
+            self.handle(r)?;
+        }
+        Ok(others)
     }
 
     pub(super) fn handle(&mut self, resp: Response) -> Result<()> {
