@@ -1636,6 +1636,54 @@ fn a_mixed_hosts_pages_wait_for_a_new_hosts_first_look() {
 }
 
 #[test]
+fn a_host_shown_good_goes_before_first_looks_already_queued() {
+    // lv.test's one page judged so far was rejected: its six READY pages
+    // are exploration, and the first looks at a.test and b.test go ahead
+    // of them. As the first request goes, lv.test is shown good (five
+    // pages accepted, as if a verdict came in). A polite address's queue
+    // holds its next bursts, leased before: the first looks used to go
+    // first all the same. Now the queue is put in order again, and
+    // lv.test's pages go before them.
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.45");
+    let st = c.store();
+    plant_verdicts(&st, "lv.test", State::Rejected, 1);
+    serve_and_plant(&srv, &st, "lv.test", "l", 6);
+    serve_and_plant(&srv, &st, "a.test", "a", 1);
+    serve_and_plant(&srv, &st, "b.test", "b", 1);
+    drop(st);
+    let mut judged = false;
+    fetch_until(
+        &c,
+        &[
+            "--fetch-polite",
+            "0.5s",
+            "--fetch-burst",
+            "1",
+            "--filter-lang",
+            "lv",
+        ],
+        "every page fetched",
+        || {
+            if !judged && !srv.hits().is_empty() {
+                plant_verdicts(&c.store(), "lv.test", State::Verified, 5);
+                judged = true;
+            }
+            srv.page_hits().len() == 8
+        },
+    );
+    let hosts: Vec<String> = srv.page_hits().into_iter().map(|h| h.host).collect();
+    let first_look = hosts
+        .iter()
+        .position(|h| !h.starts_with("lv.test"))
+        .unwrap_or(hosts.len());
+    assert_eq!(
+        first_look, 6,
+        "a first look went before some of the good host's pages: {hosts:?}"
+    );
+}
+
+#[test]
 fn a_fill_looks_past_one_address_with_thousands_of_records() {
     // The fill walks the READY records address by address. 5,000
     // records of a poor host on the lower address all go to a later

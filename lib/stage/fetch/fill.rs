@@ -144,6 +144,19 @@ fn over_room(
     true
 }
 
+/// Where a leased record goes in its address's queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Place {
+    /// At the front: a first look on a [`fast`] address.
+    Front,
+    /// With focus, a READY record of a good host (class 0): on a polite
+    /// address, ahead of the records of hosts not shown good, which were
+    /// leased while better ones did not wait (`focus::good_first`).
+    Good,
+    /// At the back.
+    Back,
+}
+
 impl Fetcher<'_> {
     /// Leases READY and DIRTY records for the addresses being served (and
     /// new addresses while there is room), walking each index from where
@@ -160,9 +173,9 @@ impl Fetcher<'_> {
             return Ok(());
         }
         let unspecified = IpAddr::from([0, 0, 0, 0]);
-        // The records to lease: key, state, address, and whether it is a
-        // first look, queued ahead of the rest.
-        let mut wanted: Vec<(Key, State, IpAddr, bool)> = Vec::new();
+        // The records to lease: key, state, address, and where each goes
+        // in its queue.
+        let mut wanted: Vec<(Key, State, IpAddr, Place)> = Vec::new();
         // Per walk (READY, DIRTY): a record was seen whose address and
         // origin do not rest past the horizon; the walk reached its
         // index's end.
@@ -200,6 +213,16 @@ impl Fetcher<'_> {
         let mut looked_at = [0usize; 2];
         {
             let rd = self.d.store.read()?;
+            if focus {
+                // On a polite address the queue's order was chosen a rest
+                // or two ago; a host shown good since goes first now.
+                let mut good = HashMap::new();
+                for (a, q) in self.pacing.addrs.iter_mut() {
+                    if !q.jobs.is_empty() && !fast(&policy, *a) {
+                        focus::good_first(&mut q.jobs, &rd, self.cfg.yield_rule, &mut good)?;
+                    }
+                }
+            }
             let mut room: HashMap<IpAddr, usize> = self
                 .pacing
                 .addrs
@@ -233,7 +256,7 @@ impl Fetcher<'_> {
                 }
                 let Some(a) = addr else {
                     // A record without a usable address fails on its own.
-                    wanted.push((k, state, unspecified, false));
+                    wanted.push((k, state, unspecified, Place::Back));
                     w.futile = 0;
                     return Ok(Step::Next);
                 };
@@ -322,7 +345,13 @@ impl Fetcher<'_> {
                 }
                 if take_slot(&mut room, &mut free, &policy, a) {
                     w.futile = 0;
-                    wanted.push((k, state, a, false));
+                    // Here with focus a READY record is of class 0.
+                    let place = if focus && state == State::Ready {
+                        Place::Good
+                    } else {
+                        Place::Back
+                    };
+                    wanted.push((k, state, a, place));
                     explored.leased(false);
                 }
                 Ok(Step::Next)
@@ -378,7 +407,7 @@ impl Fetcher<'_> {
                     // the walk finds such records again.
                     if class == 0 {
                         if take_slot(&mut room, &mut free, &policy, a) {
-                            wanted.push((k, State::Ready, a, false));
+                            wanted.push((k, State::Ready, a, Place::Good));
                             explored.leased(false);
                         }
                     } else if let Some(l) = later.get_mut(usize::from(class - 1)) {
@@ -433,7 +462,8 @@ impl Fetcher<'_> {
                                 rd.peek(&k, focus::host_in)?.flatten().as_deref(),
                             );
                     if leased {
-                        wanted.push((k, State::Ready, a, first));
+                        let place = if first { Place::Front } else { Place::Back };
+                        wanted.push((k, State::Ready, a, place));
                         explored.leased(exploring);
                         if let Some(l) = look {
                             looked.insert(l.host);
@@ -492,7 +522,7 @@ impl Fetcher<'_> {
         for (addr, through) in l.armed {
             self.pacing.armed.insert(addr, through);
         }
-        for (addr, job, low, first) in l.got {
+        for (addr, mut job, low, place) in l.got {
             // Test builds: a panic outside the per-record containment.
             crate::run::daemon::test_escape(&job.rec.url);
             // A host whose pages are rarely accepted (--yield-min): set
@@ -543,10 +573,17 @@ impl Fetcher<'_> {
                     multiplexed: false,
                 }
             });
-            if first {
-                q.jobs.push_front(job);
-            } else {
-                q.jobs.push_back(job);
+            match place {
+                Place::Front => q.jobs.push_front(job),
+                // Behind those of good hosts queued before it, ahead of
+                // the rest, on a polite address (on a fast one the first
+                // looks at the front stay there).
+                Place::Good if !fast(&self.cfg.policy, addr) => {
+                    job.good = true;
+                    let at = q.jobs.iter().position(|j| !j.good).unwrap_or(q.jobs.len());
+                    q.jobs.insert(at, job);
+                }
+                Place::Good | Place::Back => q.jobs.push_back(job),
             }
         }
     }
@@ -555,8 +592,8 @@ impl Fetcher<'_> {
 /// What the writer leased for a fill.
 pub(super) struct Leased {
     /// The records, by address, with the low-yield verdict of their host
-    /// and whether each is a first look (queued ahead of the rest).
-    got: Vec<(IpAddr, Job, Option<String>, bool)>,
+    /// and where each goes in its queue.
+    got: Vec<(IpAddr, Job, Option<String>, Place)>,
     /// Addresses claimed (with the end of their rest, Unix ms) or left to
     /// another fetcher (None).
     rests: HashMap<IpAddr, Option<u64>>,
@@ -571,7 +608,7 @@ pub(super) struct Leased {
 /// and leases the records.
 fn lease_wanted(
     store: &crate::store::Store,
-    wanted: Vec<(Key, State, IpAddr, bool)>,
+    wanted: Vec<(Key, State, IpAddr, Place)>,
     known: HashSet<IpAddr>,
     claim: Lease,
     lease: Lease,
@@ -587,7 +624,7 @@ fn lease_wanted(
     let now = Instant::now();
     let now_ms = clock::real_now_ms();
     let mut w = store.write()?;
-    for (k, state, addr, first) in wanted {
+    for (k, state, addr, place) in wanted {
         if !known.contains(&addr) && !addr.is_unspecified() {
             let until = match out.rests.get(&addr) {
                 Some(u) => *u,
@@ -637,7 +674,13 @@ fn lease_wanted(
         let same_addr = |r: &Record| addr.is_unspecified() || r.ip() == Some(addr);
         if let Some(rec) = w.lease_key_if(&k, state, lease, same_addr)? {
             let low = yield_rule.low_host(&w, rec.host())?;
-            out.got.push((addr, Job { key: k, rec, lease }, low, first));
+            let job = Job {
+                key: k,
+                rec,
+                lease,
+                good: false,
+            };
+            out.got.push((addr, job, low, place));
         }
     }
     w.commit()?;

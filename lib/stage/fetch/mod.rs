@@ -170,6 +170,10 @@ struct Job {
     key: Key,
     rec: Record,
     lease: Lease,
+    /// With focus on a polite address: its host was good when it was
+    /// leased or last looked at, and it goes ahead of those whose host
+    /// was not (`focus::good_first`).
+    good: bool,
 }
 
 /// The work of one physical address.
