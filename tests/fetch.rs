@@ -1684,6 +1684,46 @@ fn a_host_shown_good_goes_before_first_looks_already_queued() {
 }
 
 #[test]
+fn a_first_look_goes_to_the_host_more_accepted_pages_link_to() {
+    // Two hosts not judged yet, each with a page an accepted page links
+    // to, so both first looks are of the second class. far.test has four
+    // more pages, found through rejected pages; near.test one more, found
+    // from an accepted page. Counted by records alone far.test went first;
+    // pages link mostly within their language, so near.test does now.
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.46");
+    let st = c.store();
+    serve_and_plant(&srv, &st, "near.test", "n", 2);
+    let far = serve_and_plant(&srv, &st, "far.test", "f", 5);
+    for u in &far[1..] {
+        let key = st.read().unwrap().lookup(u).unwrap().unwrap().0;
+        let mut w = st.write().unwrap();
+        nlpcrawl::store::tunnel::reached(&mut w, &key, 1).unwrap();
+        w.commit().unwrap();
+    }
+    drop(st);
+    fetch_once(
+        &c,
+        &[
+            "--fetch-polite",
+            "0.2s",
+            "--fetch-burst",
+            "1",
+            "--filter-lang",
+            "lv",
+        ],
+    );
+    let hits = srv.hits();
+    assert_eq!(hits.len(), 9, "7 pages and 2 robots.txt");
+    assert!(
+        hits[0].host.starts_with("near.test"),
+        "first asked: {} {}",
+        hits[0].host,
+        hits[0].path
+    );
+}
+
+#[test]
 fn a_fill_looks_past_one_address_with_thousands_of_records() {
     // The fill walks the READY records address by address. 5,000
     // records of a poor host on the lower address all go to a later

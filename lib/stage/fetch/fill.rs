@@ -423,12 +423,12 @@ impl Fetcher<'_> {
             // First looks leased over their address's room, by address.
             let mut over: HashMap<IpAddr, usize> = HashMap::new();
             // Within a class first looks first, and of them the hosts more
-            // of the frontier points at.
+            // of the frontier points at, from accepted pages first.
             for l in later.iter_mut() {
                 l.sort_by_key(|(_, _, look)| {
                     (
                         look.is_none(),
-                        std::cmp::Reverse(look.map_or(0, |l| hosts.seen(l.host))),
+                        std::cmp::Reverse(look.map(|l| hosts.seen(l.host))),
                     )
                 });
             }
