@@ -213,16 +213,6 @@ impl Fetcher<'_> {
         let mut looked_at = [0usize; 2];
         {
             let rd = self.d.store.read()?;
-            if focus {
-                // On a polite address the queue's order was chosen a rest
-                // or two ago; a host shown good since goes first now.
-                let mut good = HashMap::new();
-                for (a, q) in self.pacing.addrs.iter_mut() {
-                    if !q.jobs.is_empty() && !fast(&policy, *a) {
-                        focus::good_first(&mut q.jobs, &rd, self.cfg.yield_rule, &mut good)?;
-                    }
-                }
-            }
             let mut room: HashMap<IpAddr, usize> = self
                 .pacing
                 .addrs
@@ -244,6 +234,15 @@ impl Fetcher<'_> {
             // Each host's standing, read once a pass.
             let mut hosts = focus::Hosts::default();
             let yield_rule = self.cfg.yield_rule;
+            if focus {
+                // On a polite address the queue's order was chosen a rest
+                // or two ago; a host shown good since goes first now.
+                for (a, q) in self.pacing.addrs.iter_mut() {
+                    if !q.jobs.is_empty() && !fast(&policy, *a) {
+                        focus::good_first(&mut q.jobs, &rd, yield_rule, &mut hosts)?;
+                    }
+                }
+            }
             let mut visit = |w: &mut Walk, state: State, k: Key, addr: Option<IpAddr>| {
                 w.seen += 1;
                 w.futile += 1;

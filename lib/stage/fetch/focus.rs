@@ -93,6 +93,19 @@ pub(super) struct Seen {
 }
 
 impl Hosts {
+    /// The standing of `host` ([`Rule::rank`]) and its number in the pass;
+    /// its figures are read once a pass.
+    fn standing(&mut self, rd: &Read, host: &str, rule: Rule) -> Result<(u8, u32)> {
+        if let Some(e) = self.0.get(host) {
+            return Ok(*e);
+        }
+        let rank = rule.rank(&host_yield(rd, host)?);
+        let id = u32::try_from(self.0.len()).unwrap_or(u32::MAX);
+        self.0.insert(host.to_owned(), (rank, id));
+        self.1.push(Seen::default());
+        Ok((rank, id))
+    }
+
     /// What the pass saw of the host numbered `id`.
     pub fn seen(&self, id: u32) -> Seen {
         self.1.get(id as usize).copied().unwrap_or_default()
@@ -157,19 +170,7 @@ fn class_with_host(
     hosts: &mut Hosts,
 ) -> Result<(u8, Option<Look>)> {
     let (standing, id) = match host {
-        Some(h) => {
-            let (rank, id) = match hosts.0.get(&h) {
-                Some(e) => *e,
-                None => {
-                    let rank = rule.rank(&host_yield(rd, &h)?);
-                    let id = u32::try_from(hosts.0.len()).unwrap_or(u32::MAX);
-                    hosts.0.insert(h, (rank, id));
-                    hosts.1.push(Seen::default());
-                    (rank, id)
-                }
-            };
-            (rank, id)
-        }
+        Some(h) => hosts.standing(rd, &h, rule)?,
         None => (1, u32::MAX),
     };
     let seen = hosts.1.get_mut(id as usize);
@@ -189,8 +190,8 @@ fn class_with_host(
 }
 
 /// Moves the queued records of hosts now good (shown so since they were
-/// leased) ahead of the others in `jobs`, each part in the order it had;
-/// `good` holds the standings read in this pass. A polite address's queue
+/// leased) ahead of the others in `jobs`, each part in the order it had,
+/// with the standings of the fill's pass (`hosts`). A polite address's queue
 /// holds two bursts, leased a rest or two before they go: a first look
 /// leased while a host's first page awaited its verdict went before that
 /// host's pages once they were good (on seed 2 of `scripts/bench/focus`,
@@ -201,20 +202,12 @@ pub(super) fn good_first(
     jobs: &mut VecDeque<Job>,
     rd: &Read,
     rule: Rule,
-    good: &mut HashMap<String, bool>,
+    hosts: &mut Hosts,
 ) -> Result<()> {
     // Every standing is read before anything moves: a failed read
     // leaves the queue as it was.
     for job in jobs.iter_mut() {
-        let host = url::host_of(&job.rec.url);
-        job.good = match good.get(host) {
-            Some(g) => *g,
-            None => {
-                let g = rule.rank(&host_yield(rd, host)?) == 0;
-                good.insert(host.to_owned(), g);
-                g
-            }
-        };
+        job.good = hosts.standing(rd, url::host_of(&job.rec.url), rule)?.0 == 0;
     }
     let (ahead, rest): (VecDeque<Job>, VecDeque<Job>) = jobs.drain(..).partition(|j| j.good);
     *jobs = ahead;
