@@ -1443,9 +1443,7 @@ fn fetch_order(args: &[&str]) -> (Vec<String>, Vec<String>) {
         srv.route(&path, Reply::html(format!("<p>page {path}</p>")));
         let key = plant_ready(&st, &url, &srv.ip());
         if rank % 2 == 0 {
-            let mut w = st.write().unwrap();
-            nlpcrawl::store::tunnel::reached(&mut w, &key, 1).unwrap();
-            w.commit().unwrap();
+            plant_tunnelled(&st, &key);
             tunnelled.push(path);
         }
     }
@@ -1498,9 +1496,7 @@ fn explored_while_better_waited(args: &[&str]) -> usize {
         let path = format!("/x{i}.html");
         explore.route(&path, Reply::html(format!("<p>page {i}</p>")));
         let key = plant_ready(&st, &explore.url("far.test", &path), &explore.ip());
-        let mut w = st.write().unwrap();
-        nlpcrawl::store::tunnel::reached(&mut w, &key, 1).unwrap();
-        w.commit().unwrap();
+        plant_tunnelled(&st, &key);
     }
     drop(st);
     let mut all = vec![
@@ -1547,6 +1543,14 @@ fn exploring_pages_get_their_share_while_better_ones_wait() {
 fn judge_poor_and_good(st: &nlpcrawl::store::Store) {
     plant_verdicts(st, "poor.test", State::Rejected, 20);
     plant_verdicts(st, "good.test", State::Verified, 5);
+}
+
+/// Marks record `key` as reached through one rejected page
+/// (`nlpc-scan --filter-tunnel`).
+fn plant_tunnelled(st: &nlpcrawl::store::Store, key: &nlpcrawl::store::Key) {
+    let mut w = st.write().unwrap();
+    nlpcrawl::store::tunnel::reached(&mut w, key, 1).unwrap();
+    w.commit().unwrap();
 }
 
 /// Plants `n` verdicts in `state` (VERIFIED or REJECTED) for `host` in
@@ -1621,9 +1625,7 @@ fn a_mixed_hosts_pages_wait_for_a_new_hosts_first_look() {
     serve_and_plant(&srv, &st, "mixed.test", "m", 8);
     let new = serve_and_plant(&srv, &st, "new.test", "n", 1);
     let key = st.read().unwrap().lookup(&new[0]).unwrap().unwrap().0;
-    let mut w = st.write().unwrap();
-    nlpcrawl::store::tunnel::reached(&mut w, &key, 1).unwrap();
-    w.commit().unwrap();
+    plant_tunnelled(&st, &key);
     drop(st);
     fetch_once(&c, &["--fetch-burst", "2", "--filter-lang", "lv"]);
     let hosts: Vec<String> = srv.page_hits().into_iter().map(|h| h.host).collect();
@@ -1697,9 +1699,7 @@ fn a_first_look_goes_to_the_host_more_accepted_pages_link_to() {
     let far = serve_and_plant(&srv, &st, "far.test", "f", 5);
     for u in &far[1..] {
         let key = st.read().unwrap().lookup(u).unwrap().unwrap().0;
-        let mut w = st.write().unwrap();
-        nlpcrawl::store::tunnel::reached(&mut w, &key, 1).unwrap();
-        w.commit().unwrap();
+        plant_tunnelled(&st, &key);
     }
     drop(st);
     fetch_once(
