@@ -1478,7 +1478,8 @@ fn focus_fetches_pages_reached_through_rejected_ones_last() {
 }
 
 /// Runs nlpc-fetch over two addresses at one request each 100 ms: 24 READY
-/// pages of a host not judged yet, found on accepted pages, on one, and
+/// pages of hosts not judged yet, one each, found on accepted pages, on
+/// one, and
 /// 12 reached through a rejected page (exploring) on the other; how many
 /// of the exploring ones were requested before the 16th of the others
 /// (while at least four of those were waiting in the store).
@@ -1490,7 +1491,13 @@ fn explored_while_better_waited(args: &[&str]) -> usize {
     for i in 0..24 {
         let path = format!("/b{i}.html");
         better.route(&path, Reply::html(format!("<p>page {i}</p>")));
-        plant_ready(&st, &better.url("near.test", &path), &better.ip());
+        // A host each: on a polite address a host not judged yet has one
+        // page out at a time, its others exploring till the verdict.
+        plant_ready(
+            &st,
+            &better.url(&format!("near{i}.test"), &path),
+            &better.ip(),
+        );
     }
     for i in 0..12 {
         let path = format!("/x{i}.html");
@@ -1720,6 +1727,50 @@ fn a_first_look_goes_to_the_host_more_accepted_pages_link_to() {
         "first asked: {} {}",
         hits[0].host,
         hits[0].path
+    );
+}
+
+#[test]
+fn a_hosts_second_page_waits_for_its_first_look_to_be_judged() {
+    // Seven hosts not judged yet on one polite address, whose queue
+    // holds four requests: u.test with three pages, v1 to v6.test with
+    // one each. u.test has more records, so its first look goes first,
+    // with three of the v hosts'. The next fill gave u.test a second look
+    // while the first was still out (here, with no nlpc-vrfy, it stays
+    // out), ahead of the other v hosts' first pages. One look a host
+    // until it is judged: every v host's page goes before u.test's others.
+    let c = Crawl::new();
+    let srv = Server::start("127.0.0.47");
+    let st = c.store();
+    serve_and_plant(&srv, &st, "u.test", "u", 3);
+    for i in 1..=6 {
+        serve_and_plant(&srv, &st, &format!("v{i}.test"), &format!("v{i}-"), 1);
+    }
+    drop(st);
+    fetch_once(
+        &c,
+        &[
+            "--fetch-polite",
+            "0.2s",
+            "--fetch-burst",
+            "1",
+            "--filter-lang",
+            "lv",
+            "--fetch-explore",
+            "0",
+        ],
+    );
+    let hits = srv.page_hits();
+    let order: Vec<&str> = hits.iter().map(|h| h.host.as_str()).collect();
+    assert_eq!(hits.len(), 9, "every page asked once: {order:?}");
+    assert!(order[0].starts_with("u.test"), "first asked: {order:?}");
+    let second_u = 1 + order[1..]
+        .iter()
+        .position(|h| h.starts_with("u.test"))
+        .unwrap();
+    assert_eq!(
+        second_u, 7,
+        "u.test's second page before a v host's first: {order:?}"
     );
 }
 

@@ -199,6 +199,7 @@ impl Fetcher<'_> {
         let explored = &mut self.pacing.explored;
         let kept = &mut self.pacing.kept;
         let earlier = kept.drain();
+        let looks = &mut self.pacing.looks;
         let addr_resume = &mut self.pacing.addr_resume;
         if addr_resume.len() > ADDR_RESUME_CAP {
             addr_resume.clear();
@@ -213,6 +214,7 @@ impl Fetcher<'_> {
         let mut looked_at = [0usize; 2];
         {
             let rd = self.d.store.read()?;
+            looks.prune(&rd, Instant::now())?;
             let mut room: HashMap<IpAddr, usize> = self
                 .pacing
                 .addrs
@@ -319,7 +321,7 @@ impl Fetcher<'_> {
                     }
                 }
                 if focus && state == State::Ready {
-                    let (class, look) = focus::class(&rd, &k, yield_rule, &mut hosts)?;
+                    let (class, look) = focus::class(&rd, &k, yield_rule, &mut hosts, looks)?;
                     if full {
                         // Only a first look may go (`over_room`), or wait
                         // in `kept` for the fill that finds room (and from
@@ -394,7 +396,7 @@ impl Fetcher<'_> {
             if focus {
                 // The best records earlier fills saw, classed again.
                 for (class, look, k, a) in
-                    focus::classed_again(earlier, &rd, yield_rule, &mut hosts, &unwalked)?
+                    focus::classed_again(earlier, &rd, yield_rule, &mut hosts, looks, &unwalked)?
                 {
                     if resting(&a) {
                         kept.keep(class, k, a);
@@ -416,7 +418,9 @@ impl Fetcher<'_> {
             }
             // Once the room is taken, or exploring is held to its share,
             // the rest are kept for the next fill. A host not judged yet
-            // gets one look: its other records move to a later class.
+            // gets one look: its other records move to a later class, in
+            // this pass and, on a polite address, until the look is judged
+            // (`focus::Looks`).
             let mut closed = false;
             let mut looked: HashSet<u32> = HashSet::new();
             // First looks leased over their address's room, by address.
@@ -466,6 +470,11 @@ impl Fetcher<'_> {
                         explored.leased(exploring);
                         if let Some(l) = look {
                             looked.insert(l.host);
+                            // Where a request costs a millisecond, the
+                            // host's next one is not held for the verdict.
+                            if let Some(name) = hosts.name(l.host).filter(|_| !fast(&policy, a)) {
+                                looks.leased(name, k, Instant::now());
+                            }
                         }
                     } else {
                         kept.keep(class, k, a);

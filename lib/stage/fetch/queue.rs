@@ -112,6 +112,8 @@ pub(super) struct Pacing {
     pub explored: focus::Share,
     /// Records of good classes fills saw but did not lease (`focus`).
     pub kept: focus::Kept,
+    /// First looks leased whose hosts are not judged yet (`focus`).
+    pub looks: focus::Looks,
 }
 
 impl Pacing {
@@ -140,6 +142,7 @@ impl Pacing {
             waiting_next: None,
             explored: focus::Share::new(explore),
             kept: focus::Kept::default(),
+            looks: focus::Looks::default(),
         }
     }
 
