@@ -472,8 +472,10 @@ impl Fetcher<'_> {
                             looked.insert(l.host);
                             // Where a request costs a millisecond, the
                             // host's next one is not held for the verdict.
-                            if let Some(name) = hosts.name(l.host).filter(|_| !fast(&policy, a)) {
-                                looks.leased(name, k, Instant::now());
+                            if !fast(&policy, a) {
+                                if let Some(host) = rd.peek(&k, focus::host_in)?.flatten() {
+                                    looks.leased(&host, k, Instant::now());
+                                }
                             }
                         }
                     } else {

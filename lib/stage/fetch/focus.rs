@@ -74,9 +74,9 @@ const ALPHA: f64 = 1.0 / 256.0;
 
 /// What a fill pass knows of each host: its standing, and a number for
 /// it in the pass; and, by that number, how many of its READY records the
-/// pass classed, and its name.
+/// pass classed.
 #[derive(Default)]
-pub(super) struct Hosts(HashMap<String, (u8, u32)>, Vec<Seen>, Vec<String>);
+pub(super) struct Hosts(HashMap<String, (u8, u32)>, Vec<Seen>);
 
 /// How many READY records of a host a fill pass classed: for a host not
 /// judged yet, a measure of how many links lead to it. Those an accepted
@@ -105,13 +105,7 @@ impl Hosts {
         let id = u32::try_from(self.0.len()).unwrap_or(u32::MAX);
         self.0.insert(host.to_owned(), (rank, id));
         self.1.push(Seen::default());
-        self.2.push(host.to_owned());
         Ok((rank, id))
-    }
-
-    /// The name of the host numbered `id` in the pass.
-    pub fn name(&self, id: u32) -> Option<&str> {
-        self.2.get(id as usize).map(String::as_str)
     }
 
     /// What the pass saw of the host numbered `id`.
@@ -161,8 +155,7 @@ pub(super) fn class(
     looks: &Looks,
 ) -> Result<(u8, Option<Look>)> {
     let host = rd.peek(k, host_in)?.flatten();
-    let (class, look) = class_with_host(rd, k, host, rule, hosts)?;
-    Ok(looks.held(k, class, look, hosts))
+    class_with_host(rd, k, host, rule, hosts, looks)
 }
 
 /// The host of an encoded record's URL, if it has one.
@@ -179,9 +172,10 @@ fn class_with_host(
     host: Option<String>,
     rule: Rule,
     hosts: &mut Hosts,
+    looks: &Looks,
 ) -> Result<(u8, Option<Look>)> {
-    let (standing, id) = match host {
-        Some(h) => hosts.standing(rd, &h, rule)?,
+    let (standing, id) = match &host {
+        Some(h) => hosts.standing(rd, h, rule)?,
         None => (1, u32::MAX),
     };
     let seen = hosts.1.get_mut(id as usize);
@@ -196,8 +190,20 @@ fn class_with_host(
         n.all = n.all.saturating_add(1);
         n.accepted = n.accepted.saturating_add(u32::from(hops == 0));
     }
-    let look = (standing == 1).then_some(Look { host: id, hops });
-    Ok((class_of(standing, hops), look))
+    let class = class_of(standing, hops);
+    if standing != 1 {
+        return Ok((class, None));
+    }
+    let look = Look { host: id, hops };
+    // While a look at another of its records is out, its
+    // [`Look::second`]; the look itself, back in READY when its lease was
+    // given up, is a look again.
+    if let Some(h) = &host {
+        if looks.out_besides(rd, h, k)? {
+            return Ok((look.second(), None));
+        }
+    }
+    Ok((class, Some(look)))
 }
 
 /// Moves the queued records of hosts now good (shown so since they were
@@ -295,18 +301,21 @@ impl Looks {
         self.0.insert(host.to_owned(), (k, now));
     }
 
-    /// Forgets the looks that are over at `now`: leased [`LOOK_WAIT`]
-    /// ago or more, or the record no longer READY or FRESH (judged, or
-    /// ended without a verdict: a redirect, an error).
+    /// Forgets the looks leased [`LOOK_WAIT`] ago or more (`now`); and,
+    /// once [`LOOKS_CAP`] are remembered, those that are over (see
+    /// [`Looks::out_besides`]), so that only looks still out are lost to
+    /// the cap. Below it, a look that is over stays till its time is up:
+    /// reading every look's record at every fill cost as many reads as
+    /// looks were out, where a fill needs those of the hosts it meets.
     pub fn prune(&mut self, rd: &Read, now: Instant) -> Result<()> {
+        self.0
+            .retain(|_, (_, at)| now.saturating_duration_since(*at) < LOOK_WAIT);
+        if self.0.len() < LOOKS_CAP {
+            return Ok(());
+        }
         let mut over = Vec::new();
-        for (host, (k, at)) in &self.0 {
-            let out = now.saturating_duration_since(*at) < LOOK_WAIT
-                && matches!(
-                    rd.peek(k, Record::decode_state)?.flatten(),
-                    Some(State::Ready | State::Fresh)
-                );
-            if !out {
+        for (host, (k, _)) in &self.0 {
+            if !out(rd, k)? {
                 over.push(host.clone());
             }
         }
@@ -316,23 +325,26 @@ impl Looks {
         Ok(())
     }
 
-    /// The class and look of a record of a host not judged yet whose
-    /// [`class`] is `class` and look `look`: its [`Look::second`] while a
-    /// look at another of its records is out; the look itself, back in
-    /// READY when its lease was given up, is a look again.
-    fn held(&self, k: &Key, class: u8, look: Option<Look>, hosts: &Hosts) -> (u8, Option<Look>) {
-        match look {
-            Some(l)
-                if hosts
-                    .name(l.host)
-                    .and_then(|h| self.0.get(h))
-                    .is_some_and(|(out, _)| out != k) =>
-            {
-                (l.second(), None)
-            }
-            _ => (class, look),
+    /// Whether a look at `host` other than record `k` is out: remembered
+    /// (see [`Looks::prune`]), and its record still READY or FRESH, not
+    /// judged nor ended without a verdict (a redirect, an error). The
+    /// record is read here, for the hosts a fill meets, not for every
+    /// look remembered at every fill.
+    fn out_besides(&self, rd: &Read, host: &str, k: &Key) -> Result<bool> {
+        match self.0.get(host) {
+            Some((look, _)) if look != k => out(rd, look),
+            _ => Ok(false),
         }
     }
+}
+
+/// Whether look `k` is still out: READY (queued, in flight, or given
+/// back) or FRESH (at nlpc-vrfy); not judged, nor ended without a verdict.
+fn out(rd: &Read, k: &Key) -> Result<bool> {
+    Ok(matches!(
+        rd.peek(k, Record::decode_state)?.flatten(),
+        Some(State::Ready | State::Fresh)
+    ))
 }
 
 /// A kept record classed again: its class, look, key and address.
@@ -361,8 +373,7 @@ pub(super) fn classed_again(
         let Some(host) = ready.flatten() else {
             continue;
         };
-        let (class, look) = class_with_host(rd, &k, host, rule, hosts)?;
-        let (class, look) = looks.held(&k, class, look, hosts);
+        let (class, look) = class_with_host(rd, &k, host, rule, hosts, looks)?;
         out.push((class, look, k, a));
     }
     Ok(out)
@@ -583,6 +594,19 @@ mod tests {
         w.commit().unwrap();
         looks.prune(&st.read().unwrap(), t0).unwrap();
         assert_eq!(classes(&looks)[1], (1, look(0)));
+        // At the cap, the looks that are over go, and those out stay.
+        let mut looks = Looks::default();
+        looks.leased("other.test", other, t0);
+        for i in 1..LOOKS_CAP {
+            looks.leased(
+                &format!("h{i}.test"),
+                Key([0xee; crate::store::KEY_LEN]),
+                t0,
+            );
+        }
+        looks.prune(&st.read().unwrap(), t0).unwrap();
+        assert_eq!(looks.0.len(), 1);
+        assert!(looks.0.contains_key("other.test"));
     }
 
     #[test]
